@@ -1,0 +1,56 @@
+"""Every error grounding-protos raises on its own account.
+
+All of them derive from :class:`GroundingProtosError`; each also derives from the
+builtin a caller would expect (``ValueError``, ``LookupError``), so existing
+``except`` clauses keep working. This module imports nothing from protobuf, so that
+``grounding_protos.offsets`` stays protobuf-free; the errors that must also be
+protobuf exceptions live in ``_protobuf_errors``.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AmbiguousTypeError",
+    "GroundingProtosError",
+    "OffsetError",
+    "TypeLookupError",
+    "UnknownTypeError",
+]
+
+
+class GroundingProtosError(Exception):
+    """Base class of every error the package raises on its own account."""
+
+
+# --- Message type lookup -----------------------------------------------------
+
+
+class TypeLookupError(GroundingProtosError, LookupError):
+    """Raised when a message type name cannot be resolved to one type.
+
+    ``name`` is the name asked for; ``candidates`` holds the full names that
+    matched (empty when none did).
+    """
+
+    def __init__(self, message: str, *, name: str, candidates: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.name = name
+        self.candidates = candidates
+
+    def __str__(self) -> str:  # LookupError would otherwise repr() the message
+        return str(self.args[0])
+
+
+class UnknownTypeError(TypeLookupError):
+    """Raised by ``message_class`` when no message type has the given name."""
+
+
+class AmbiguousTypeError(TypeLookupError):
+    """Raised by ``message_class`` when a short name matches several types."""
+
+
+# --- Offsets ------------------------------------------------------------------
+
+
+class OffsetError(GroundingProtosError, ValueError):
+    """Raised when an offset is negative, past the end, or splits a character."""
