@@ -1,19 +1,74 @@
-"""grounding-protos: grounding and citation messages of Google AI APIs."""
+"""grounding-protos: the grounding and citation messages of Google AI APIs.
+
+Messages (one module per API version, full names as upstream):
+
+- :mod:`grounding_protos.dialogflow_v2beta1`: ``GroundingMetadata``, ``Segment``, …
+- :mod:`grounding_protos.discoveryengine_v1`: ``Answer``, ``SafetyRating``, ``HarmCategory``
+- :mod:`grounding_protos.discoveryengine_v1beta`: ``GroundingFact``, ``FactChunk``
+- :mod:`grounding_protos.generativelanguage_v1beta3`: ``CitationMetadata``, ``CitationSource``
+
+>>> import grounding_protos
+>>> Answer = grounding_protos.message_class("Answer")
+>>> grounding_protos.from_bytes(Answer, Answer(answer_text="日本").SerializeToString())
+answer_text: "日本"
+<BLANKLINE>
+
+Importing this package is cheap: the descriptor pool loads on first use of a
+message, and :mod:`grounding_protos.offsets` never imports protobuf.
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from grounding_protos._exceptions import (
     AmbiguousTypeError,
+    ArgumentTypeError,
     GroundingProtosError,
+    NotBuiltError,
     OffsetError,
     TypeLookupError,
     UnknownTypeError,
 )
 
+if TYPE_CHECKING:
+    from grounding_protos._protobuf_errors import WireFormatError
+    from grounding_protos._registry import message_class, message_types
+    from grounding_protos._wire import from_bytes
+
 __all__ = [
     "AmbiguousTypeError",
+    "ArgumentTypeError",
     "GroundingProtosError",
+    "NotBuiltError",
     "OffsetError",
     "TypeLookupError",
     "UnknownTypeError",
+    "WireFormatError",
+    "from_bytes",
+    "message_class",
+    "message_types",
 ]
+
+# Names that need protobuf, imported on first access (PEP 562).
+_LAZY = {
+    "WireFormatError": "grounding_protos._protobuf_errors",
+    "from_bytes": "grounding_protos._wire",
+    "message_class": "grounding_protos._registry",
+    "message_types": "grounding_protos._registry",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'grounding_protos' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 __all__ = [
     "AmbiguousTypeError",
+    "ArgumentTypeError",
     "GroundingProtosError",
+    "NotBuiltError",
     "OffsetError",
     "TypeLookupError",
     "UnknownTypeError",
@@ -54,3 +56,14 @@ class AmbiguousTypeError(TypeLookupError):
 
 class OffsetError(GroundingProtosError, ValueError):
     """Raised when an offset is negative, past the end, or splits a character."""
+
+
+# --- Package state and arguments -------------------------------------------------
+
+
+class NotBuiltError(GroundingProtosError, ImportError):
+    """Raised on import when the generated layer was never built (a bare checkout)."""
+
+
+class ArgumentTypeError(GroundingProtosError, TypeError):
+    """Raised when an argument has the wrong Python type (``str`` for ``bytes``, …)."""
