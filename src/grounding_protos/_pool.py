@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copyreg
 import threading
+from collections.abc import Callable
 from importlib import resources
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
@@ -88,13 +89,15 @@ def _name_classes(cls: type[Message], descriptor: Descriptor) -> None:
     module = module_name(descriptor.file.name)
     package = descriptor.file.package
     cls.__module__ = module
-    cls.__qualname__ = descriptor.full_name.removeprefix(f"{package}.") if package else descriptor.full_name
+    cls.__qualname__ = (
+        descriptor.full_name.removeprefix(f"{package}.") if package else descriptor.full_name
+    )
     copyreg.pickle(cls, _reduce)
     for nested in descriptor.nested_types:
         _name_classes(message_factory.GetMessageClass(nested), nested)
 
 
-def _reduce(message: Message) -> tuple[object, tuple[str, bytes]]:
+def _reduce(message: Message) -> tuple[Callable[[str, bytes], Message], tuple[str, bytes]]:
     return _rebuild, (message.DESCRIPTOR.full_name, message.SerializePartialToString())
 
 
@@ -113,4 +116,4 @@ def is_repeated(field: FieldDescriptor) -> bool:
     flag = getattr(field, "is_repeated", None)
     if flag is not None:
         return bool(flag)
-    return bool(field.label == FieldDescriptor.LABEL_REPEATED)
+    return bool(getattr(field, "label", None) == FieldDescriptor.LABEL_REPEATED)

@@ -8,7 +8,7 @@ costs exactly what ``ParseFromString`` costs.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
@@ -21,6 +21,7 @@ from grounding_protos._registry import resolve_class
 M = TypeVar("M", bound=Message)
 
 _MAX_DEPTH = 100  # protobuf's default recursion limit for parsing
+_MAX_FIELD_NUMBER = 2**29 - 1
 _VARINT_KINDS = {
     FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_UINT32,
     FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SINT64,
@@ -56,7 +57,7 @@ value needs 9 bytes, only 2 remain (the enclosing message ends at byte 4)
     try:
         message.ParseFromString(data)
     except DecodeError as exc:
-        raise _wire_error(cls.DESCRIPTOR, data, exc) from None
+        raise _wire_error(cast(Descriptor, cls.DESCRIPTOR), data, exc) from None
     return message  # type: ignore[return-value]
 
 
@@ -147,6 +148,10 @@ def _walk(descriptor: Descriptor, data: bytes, pos: int, end: int, path: str,
 def _tag(data: bytes, pos: int, end: int, path: str) -> tuple[int, int, int]:
     tag_at = pos
     tag, pos = _varint(data, pos, end, path)
+    if tag > 0xFFFFFFFF:
+        raise _Malformed(tag_at, path, f"tag {tag} does not fit in 32 bits")
+    if tag >> 3 > _MAX_FIELD_NUMBER:
+        raise _Malformed(tag_at, path, f"field number {tag >> 3} is above {_MAX_FIELD_NUMBER}")
     if tag >> 3 == 0:
         raise _Malformed(tag_at, path, "field number 0 is not allowed")
     if tag & 7 > 5:
@@ -190,13 +195,15 @@ def _field_path(path: str, field: FieldDescriptor | None, number: int, index: in
 
 def _check_payload(field: FieldDescriptor, data: bytes, pos: int, stop: int, where: str,
                    depth: int) -> None:  # fmt: skip
-    if field.type == FieldDescriptor.TYPE_MESSAGE:
+    if field.message_type is not None:
         _walk(field.message_type, data, pos, stop, where, depth + 1)
     elif field.type == FieldDescriptor.TYPE_STRING:
         try:
             data[pos:stop].decode("utf-8")
         except UnicodeDecodeError as exc:
             raise _Malformed(pos + exc.start, where, "invalid UTF-8 in a string field") from None
+    elif not is_repeated(field):
+        return  # a scalar sent length-delimited: protobuf keeps it as an unknown field
     elif field.type in _VARINT_KINDS:  # packed
         while pos < stop:
             _, pos = _varint(data, pos, stop, where)

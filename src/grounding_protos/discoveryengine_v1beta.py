@@ -1,4 +1,6 @@
-"""Discovery Engine v1beta grounding messages (``google/cloud/discoveryengine/v1beta/grounding.proto``).
+"""Discovery Engine v1beta grounding messages.
+
+From ``google/cloud/discoveryengine/v1beta/grounding.proto``.
 
 The official ``FactChunk`` has fields this schema lacks; they are kept as unknown
 fields and survive a parse/serialize round trip.

@@ -1,4 +1,6 @@
-"""Generative Language v1beta3 citation messages (``google/ai/generativelanguage/v1beta3/citation.proto``).
+"""Generative Language v1beta3 citation messages.
+
+From ``google/ai/generativelanguage/v1beta3/citation.proto``.
 
 ``start_index``/``end_index`` are UTF-8 *byte* offsets and have explicit presence.
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
+from typing import Any, cast
 
 from grounding_protos._exceptions import ArgumentTypeError
 from grounding_protos.google.protobuf.struct_pb2 import ListValue, NullValue, Struct, Value
@@ -66,7 +67,7 @@ expected None, bool, int, float, str, list, tuple or a mapping with str keys
     """
     _check_json_like(value, "$")
     result = Struct()
-    result.update(value)
+    result.update(cast("Mapping[str, Any]", value))  # checked just above
     return result
 
 

@@ -1,0 +1,109 @@
+"""build_protos.py: generates the layer, and fails clearly on bad input."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import build_protos
+
+pytest.importorskip("grpc_tools", reason="grpcio-tools is a test extra")
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
+    out = tmp_path_factory.mktemp("pkg")
+    return out, build_protos.build(out)
+
+
+def test_generates_modules_stubs_and_descriptor_set(generated: tuple[Path, list[Path]]) -> None:
+    out, written = generated
+    names = {p.relative_to(out).as_posix() for p in written}
+    for stem in [
+        "google/cloud/dialogflow/v2beta1/grounding",
+        "google/cloud/discoveryengine/v1/answer",
+        "google/cloud/discoveryengine/v1/safety",
+        "google/cloud/discoveryengine/v1beta/grounding",
+        "google/ai/generativelanguage/v1beta3/citation",
+        "google/protobuf/timestamp",
+        "google/protobuf/struct",
+    ]:
+        assert f"{stem}_pb2.py" in names and f"{stem}_pb2.pyi" in names
+    assert "_descriptor_set.binpb" in names
+    assert "google/__init__.py" in names
+    # Annotation-only imports get no module (they stay in the descriptor set).
+    assert not any(name.startswith("google/api/") for name in names)
+    assert all(p.is_file() for p in written)
+
+
+def test_stub_imports_point_into_the_package(generated: tuple[Path, list[Path]]) -> None:
+    out, _ = generated
+    stub = (out / "google/cloud/discoveryengine/v1/answer_pb2.pyi").read_text()
+    assert "from grounding_protos.google.cloud.discoveryengine.v1 import safety_pb2" in stub
+    assert "from grounding_protos.google.protobuf import timestamp_pb2" in stub
+    assert "from google.protobuf import descriptor as _descriptor" in stub  # runtime, untouched
+    assert "create_time: _timestamp_pb2.Timestamp | _datetime.datetime | None" in stub
+    assert "_struct_pb2.Struct | _abc.Mapping[_builtins.str, _typing.Any] | None" in stub
+
+
+def test_generated_files_match_the_installed_ones(generated: tuple[Path, list[Path]]) -> None:
+    """Builds are deterministic: a rebuild equals what the installed package holds."""
+    import grounding_protos
+
+    installed = Path(grounding_protos.__file__).parent
+    out, written = generated
+    for path in written:
+        rel = path.relative_to(out)
+        assert (installed / rel).read_bytes() == path.read_bytes(), rel
+
+
+def test_protoc_error_fails_with_protocs_message(tmp_path: Path) -> None:
+    protos = tmp_path / "protos" / "x"
+    protos.mkdir(parents=True)
+    (protos / "bad.proto").write_text('syntax = "proto3";\nmessage Bad { strin name = 1; }\n')
+    with pytest.raises(build_protos.BuildError) as info:
+        build_protos.build(tmp_path / "out", tmp_path / "protos")
+    message = str(info.value)
+    assert message.startswith("protoc failed:")
+    assert "x/bad.proto:2" in message and '"strin" is not defined' in message
+
+
+def test_warnings_do_not_fail(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    build_protos.build(tmp_path)
+    err = capsys.readouterr().err
+    assert "warning: Import google/api/resource.proto is unused" in err
+
+
+def test_no_protos_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(build_protos.BuildError, match=r"no \.proto files under"):
+        build_protos.build(tmp_path / "out", tmp_path)
+
+
+def test_missing_googleapis_common_protos(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if "site-packages" not in p])
+    with pytest.raises(build_protos.BuildError, match="pip install googleapis-common-protos"):
+        build_protos.googleapis_include()
+
+
+def test_missing_mypy_plugin(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(build_protos.sysconfig, "get_path", lambda _name: str(tmp_path))
+    monkeypatch.setattr(build_protos.sys, "executable", str(tmp_path / "python"))
+    monkeypatch.setattr(build_protos.shutil, "which", lambda _name: None)
+    with pytest.raises(build_protos.BuildError, match="pip install mypy-protobuf"):
+        build_protos.mypy_plugin()
+
+
+def test_main_prints_one_line_and_returns_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = build_protos.main(["--out", str(tmp_path / "out"), "--protos", str(tmp_path)])
+    assert status == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"build_protos: error: no .proto files under {tmp_path}"]
+
+
+def test_main_builds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert build_protos.main(["--out", str(tmp_path)]) == 0
+    assert "build_protos: wrote 26 files" in capsys.readouterr().out

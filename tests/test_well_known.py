@@ -1,0 +1,86 @@
+"""Timestamp and Struct fields: pool-own classes, datetime/dict, helpers."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from google.protobuf import __version__ as protobuf_version
+from google.protobuf import struct_pb2 as default_struct_pb2
+from google.protobuf import timestamp_pb2 as default_timestamp_pb2
+
+from grounding_protos import ArgumentTypeError
+from grounding_protos.discoveryengine_v1 import Answer
+from grounding_protos.well_known import Struct, Timestamp, struct, timestamp
+
+pytestmark = pytest.mark.smoke
+
+NATIVE = tuple(int(p) for p in protobuf_version.split(".")[:2]) >= (5, 28)
+WHEN = datetime.datetime(2025, 3, 4, 5, 6, 7, 890000, tzinfo=datetime.timezone.utc)
+Info = Answer.Reference.StructuredDocumentInfo
+
+
+def test_fields_hold_the_pool_own_classes() -> None:
+    answer = Answer()
+    assert type(answer.create_time) is Timestamp
+    assert type(Info().struct_data) is Struct
+    assert Timestamp is not default_timestamp_pb2.Timestamp
+    assert Timestamp.DESCRIPTOR.full_name == "google.protobuf.Timestamp"
+
+
+def test_helpers_work_on_every_runtime() -> None:
+    answer = Answer(create_time=timestamp(WHEN))
+    assert answer.create_time.ToDatetime(tzinfo=datetime.timezone.utc) == WHEN
+    assert answer.create_time.ToJsonString() == "2025-03-04T05:06:07.890Z"
+    info = Info(struct_data=struct({"n": 1.5, "tags": ["x", None], "o": {"k": True}}))
+    assert info.struct_data["o"]["k"] is True
+    assert list(info.struct_data["tags"]) == ["x", None]
+
+
+def test_naive_datetime_is_utc() -> None:
+    assert timestamp(datetime.datetime(2024, 1, 1)).ToJsonString() == "2024-01-01T00:00:00Z"
+
+
+@pytest.mark.skipif(not NATIVE, reason=f"protobuf {protobuf_version} < 5.28 has no conversion")
+def test_datetime_and_dict_are_accepted_natively() -> None:
+    answer = Answer(create_time=WHEN)
+    assert answer.create_time == timestamp(WHEN)
+    answer.complete_time = WHEN
+    assert answer.complete_time == timestamp(WHEN)
+    info = Info(struct_data={"a": [1, "b"]})
+    assert info.struct_data == struct({"a": [1, "b"]})
+    nested = Answer(references=[{"structured_document_info": {"struct_data": {"k": "v"}}}])
+    assert nested.references[0].structured_document_info.struct_data["k"] == "v"
+
+
+@pytest.mark.skipif(NATIVE, reason=f"protobuf {protobuf_version} converts natively")
+def test_old_runtimes_reject_plain_values_loudly() -> None:
+    with pytest.raises(TypeError):
+        Answer(create_time=WHEN)
+
+
+def test_default_pool_timestamp_is_refused() -> None:
+    with pytest.raises(TypeError):
+        Answer(create_time=default_timestamp_pb2.Timestamp(seconds=1))
+
+
+@pytest.mark.skipif(not NATIVE, reason=f"protobuf {protobuf_version} < 5.28 has no conversion")
+def test_default_pool_struct_is_converted_as_a_mapping() -> None:
+    theirs = default_struct_pb2.Struct()
+    theirs.update({"a": 1})
+    assert Info(struct_data=theirs).struct_data == struct({"a": 1})
+
+
+@pytest.mark.parametrize(
+    "value, where",
+    [({"a": {1, 2}}, "$.a"), ({"a": [1, object()]}, "$.a[1]"), ({1: "x"}, "$"),
+     ({"a": {"b": b"raw"}}, "$.a.b")],
+)  # fmt: skip
+def test_struct_rejects_non_json_values_with_a_path(value: object, where: str) -> None:
+    with pytest.raises(ArgumentTypeError, match=r"at " + __import__("re").escape(where)):
+        struct(value)  # type: ignore[arg-type]
+
+
+def test_timestamp_rejects_non_datetimes() -> None:
+    with pytest.raises(ArgumentTypeError, match="takes a datetime, not str"):
+        timestamp("2024-01-01")  # type: ignore[arg-type]
