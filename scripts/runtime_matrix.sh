@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Run the smoke tests (pytest -m smoke) of ONE wheel against several protobuf
 # runtimes, each in its own fresh venv: the oldest supported (5.26.1), the newest
-# 6.x and the newest 7.x, on the oldest and newest Python we claim where pyenv
-# has them. Exit status is non-zero if any cell fails.
+# 5.x (the first with datetime/dict conversion is 5.28), the newest 6.x and the
+# newest 7.x, spread over Python 3.10-3.13 where pyenv has them (else python3).
+# Exit status is non-zero if any cell fails.
 #
 #   bash scripts/runtime_matrix.sh            # the default matrix
 #   bash scripts/runtime_matrix.sh "3.12:protobuf==5.29.6"   # chosen cells
@@ -13,7 +14,8 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 CELLS=("$@")
 if [ ${#CELLS[@]} -eq 0 ]; then
-  CELLS=("3.10:protobuf==5.26.1" "3.11:protobuf>=6,<7" "3.13:protobuf>=7,<8")
+  CELLS=("3.10:protobuf==5.26.1" "3.12:protobuf>=5.28,<6" "3.11:protobuf>=6,<7"
+         "3.13:protobuf>=7,<8")
 fi
 
 # A given Python minor from pyenv if present, else the default python3.

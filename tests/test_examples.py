@@ -17,6 +17,6 @@ def test_quickstart_shows_correct_and_naive_slices() -> None:
     out = result.stdout
     assert "3 citations" in out
     assert "cited:  '東京は日本の首都で、人口は約1400万人です。'" in out
-    assert "cited:  \"Zürich's café culture dates to the 18th century.\"" in out
+    assert 'cited:  "Zürich\'s café culture dates to the 18th century."' in out
     assert "naive text[start:end] would give" in out
     assert out.rstrip().endswith("round trip OK")

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.expected import GENERATED_STEMS
+
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
 
@@ -35,15 +37,7 @@ def _one(dist: Path, pattern: str) -> Path:
 def test_wheel_from_sdist_holds_the_generated_layer(dist: Path) -> None:
     names = set(zipfile.ZipFile(_one(dist, "*.whl")).namelist())
     package = "grounding_protos/"
-    for stem in [
-        "google/cloud/dialogflow/v2beta1/grounding",
-        "google/cloud/discoveryengine/v1/answer",
-        "google/cloud/discoveryengine/v1/safety",
-        "google/cloud/discoveryengine/v1beta/grounding",
-        "google/ai/generativelanguage/v1beta3/citation",
-        "google/protobuf/timestamp",
-        "google/protobuf/struct",
-    ]:
+    for stem in GENERATED_STEMS:
         assert f"{package}{stem}_pb2.py" in names
         assert f"{package}{stem}_pb2.pyi" in names
     for name in ["py.typed", "_descriptor_set.binpb", "__init__.py", "discoveryengine_v1.py"]:

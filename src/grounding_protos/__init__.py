@@ -27,12 +27,13 @@ from grounding_protos._exceptions import (
     GroundingProtosError,
     NotBuiltError,
     OffsetError,
+    TextEncodingError,
     TypeLookupError,
     UnknownTypeError,
 )
 
 if TYPE_CHECKING:
-    from grounding_protos._protobuf_errors import WireFormatError
+    from grounding_protos._protobuf_errors import JSONParseError, WireFormatError
     from grounding_protos._registry import message_class, message_types
     from grounding_protos._wire import from_bytes
 
@@ -40,8 +41,10 @@ __all__ = [
     "AmbiguousTypeError",
     "ArgumentTypeError",
     "GroundingProtosError",
+    "JSONParseError",
     "NotBuiltError",
     "OffsetError",
+    "TextEncodingError",
     "TypeLookupError",
     "UnknownTypeError",
     "WireFormatError",
@@ -52,6 +55,7 @@ __all__ = [
 
 # Names that need protobuf, imported on first access (PEP 562).
 _LAZY = {
+    "JSONParseError": "grounding_protos._protobuf_errors",
     "WireFormatError": "grounding_protos._protobuf_errors",
     "from_bytes": "grounding_protos._wire",
     "message_class": "grounding_protos._registry",

@@ -15,6 +15,7 @@ __all__ = [
     "GroundingProtosError",
     "NotBuiltError",
     "OffsetError",
+    "TextEncodingError",
     "TypeLookupError",
     "UnknownTypeError",
 ]
@@ -56,6 +57,13 @@ class AmbiguousTypeError(TypeLookupError):
 
 class OffsetError(GroundingProtosError, ValueError):
     """Raised when an offset is negative, past the end, or splits a character."""
+
+
+class TextEncodingError(GroundingProtosError, UnicodeError):
+    """Raised when a ``str`` has no UTF-8 form (a lone surrogate) or ``bytes`` are not UTF-8.
+
+    A ``UnicodeError``, hence a ``ValueError``.
+    """
 
 
 # --- Package state and arguments -------------------------------------------------

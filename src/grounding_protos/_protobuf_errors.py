@@ -6,11 +6,12 @@ They live apart from ``_exceptions`` because that module must not import protobu
 
 from __future__ import annotations
 
+from google.protobuf.json_format import ParseError
 from google.protobuf.message import DecodeError
 
 from grounding_protos._exceptions import GroundingProtosError
 
-__all__ = ["WireFormatError"]
+__all__ = ["JSONParseError", "WireFormatError"]
 
 
 class WireFormatError(GroundingProtosError, DecodeError):
@@ -25,4 +26,17 @@ class WireFormatError(GroundingProtosError, DecodeError):
         super().__init__(message)
         self.type_name = type_name
         self.offset = offset
+        self.path = path
+
+
+class JSONParseError(GroundingProtosError, ParseError):
+    """Raised by ``grounding_protos.codec`` when JSON does not fit the message type.
+
+    It is a ``google.protobuf.json_format.ParseError``, raised where json_format
+    raises one; ``path`` is the JSON path to the offending value
+    (``citations[3].startIndex``), empty for the document itself.
+    """
+
+    def __init__(self, message: str, *, path: str = "") -> None:
+        super().__init__(message)
         self.path = path
