@@ -65,11 +65,18 @@ def test_default_pool_timestamp_is_refused() -> None:
         Answer(create_time=default_timestamp_pb2.Timestamp(seconds=1))
 
 
-@pytest.mark.skipif(not NATIVE, reason=f"protobuf {protobuf_version} < 5.28 has no conversion")
-def test_default_pool_struct_is_converted_as_a_mapping() -> None:
+def test_default_pool_struct_converts_with_the_helper() -> None:
     theirs = default_struct_pb2.Struct()
-    theirs.update({"a": 1})
-    assert Info(struct_data=theirs).struct_data == struct({"a": 1})
+    theirs.update({"a": 1, "b": [True, {"c": None}], "d": {"e": "f"}})
+    assert Info(struct_data=struct(theirs)).struct_data == struct(
+        {"a": 1, "b": [True, {"c": None}], "d": {"e": "f"}}
+    )
+    # The runtime itself converts it as a mapping on 6.x and later, refuses it before.
+    try:
+        converted = Info(struct_data=theirs).struct_data
+    except TypeError:
+        return
+    assert converted == struct(theirs)
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ included) and check their input:
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from grounding_protos._exceptions import ArgumentTypeError
@@ -55,7 +55,8 @@ def timestamp(value: datetime.datetime) -> Timestamp:
 
 def struct(value: Mapping[str, object]) -> Struct:
     """A pool-own :class:`Struct` from a JSON-like mapping (str keys; None, bool,
-    int, float, str, lists/tuples and mappings as values).
+    int, float, str, sequences and mappings as values) — a ``dict``, or another
+    pool's ``Struct``.
 
     >>> struct({"a": [1, None]})["a"][1] is None
     True
@@ -80,7 +81,7 @@ def _check_json_like(value: object, path: str) -> None:
                 raise ArgumentTypeError(f"struct key at {path} is {key!r}; keys must be str")
             _check_json_like(item, f"{path}.{key}")
         return
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray)):
         for i, item in enumerate(value):
             _check_json_like(item, f"{path}[{i}]")
         return
