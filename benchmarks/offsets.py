@@ -23,6 +23,8 @@ import time
 import tracemalloc
 from collections.abc import Callable
 
+from _corpus import SENTENCES  # benchmarks/ is the script directory
+
 from grounding_protos.offsets import TextIndex
 
 TEXT_BYTES = 1_000_000
@@ -33,17 +35,6 @@ NAIVE_SAMPLE = 200
 # Two kinds of mixed-script text: whole sentences per script, and a script switch
 # every word or two. The floor (one encode) is ~2x slower on the second, while the
 # per-offset work is the same, so the ratio to the floor differs.
-SENTENCES = [
-    "The quick brown fox jumps over the lazy dog. ",
-    "Grounding metadata cites sources by byte offset. ",
-    "Café crème, naïve façade, Zürich, Ångström, São Paulo. ",
-    "日本語のテキストと中文文本\uff0c한국어 텍스트도 있습니다。",
-    "שלום עולם, مرحبا بالعالم، سلام. ",
-    "Thumbs 👍🏽👍🏿, family 👨‍👩‍👧‍👦, flags 🇯🇵🇫🇷, kiss 👩‍❤️‍💋‍👨. ",
-    "Combining: e\u0301 a\u0308 n\u0303 q\u0323\u0307, Devanagari नमस्ते. ",
-    "Astral: \U0001d518\U0001d52b\U0001d526\U0001d520 \U0001d4b3 🀄 𐍈 𓀀. ",
-    "\n",
-]
 WORDS = [
     "hello ",
     "world ",

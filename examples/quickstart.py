@@ -13,7 +13,8 @@ from pathlib import Path
 
 from google.protobuf import json_format
 
-from grounding_protos import from_bytes
+from grounding_protos import from_bytes, validate
+from grounding_protos.citations import extract, render, source_list
 from grounding_protos.discoveryengine_v1 import Answer
 from grounding_protos.offsets import TextIndex
 
@@ -48,6 +49,10 @@ def main(path: Path) -> None:
         naive = answer.answer_text[start:end]
         if naive != text.slice(start, end):
             print(f"    naive text[start:end] would give {naive!r}")
+    citations = [c for c in extract(answer) if c.kind == "citation"]
+    print("\nrendered:\n" + render(answer.answer_text, citations))
+    print(source_list(answer.answer_text, citations))
+    print(f"problems found by validate(): {len(validate(answer))}")
     data = answer.SerializeToString(deterministic=True)
     assert from_bytes(Answer, data) == answer
     print(f"\nwire: {len(data)} bytes, round trip OK")

@@ -124,3 +124,22 @@ def any_message() -> st.SearchStrategy[Message]:
     return st.sampled_from(message_types()).flatmap(
         lambda name: messages(message_class(name).DESCRIPTOR)
     )
+
+
+# JSON-like values whose keys are the field names of grounded answers, so that
+# random documents reach deep into the readers.
+JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=8)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(
+            st.sampled_from(["citations", "startIndex", "endIndex", "sources", "referenceId",
+                             "answerText", "groundingSupports", "segment", "partIndex",
+                             "groundingChunkIndices", "groundingChunks", "web", "candidates",
+                             "content", "parts", "text", "thought", "confidenceScores",
+                             "citationSources", "references", "chunkInfo", "answer"]),
+            inner, max_size=5,
+        ),
+    ),
+    max_leaves=25,
+)  # fmt: skip

@@ -8,11 +8,9 @@ decode fails or the offset is out of range.
 
 from __future__ import annotations
 
-import doctest
 import subprocess
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -772,12 +770,6 @@ def test_offsets_imports_no_protobuf() -> None:
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
-
-
-def test_docs_examples_run() -> None:
-    path = Path(__file__).resolve().parents[1] / "docs" / "offsets.md"
-    result = doctest.testfile(str(path), module_relative=False, optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0
 
 
 def test_public_names() -> None:

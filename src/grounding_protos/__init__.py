@@ -24,33 +24,43 @@ from typing import TYPE_CHECKING, Any
 from grounding_protos._exceptions import (
     AmbiguousTypeError,
     ArgumentTypeError,
+    CitationError,
     GroundingProtosError,
+    MissingDependencyError,
     NotBuiltError,
     OffsetError,
     TextEncodingError,
     TypeLookupError,
     UnknownTypeError,
+    UnsupportedInputError,
 )
 
 if TYPE_CHECKING:
+    from grounding_protos._model import Problem
     from grounding_protos._protobuf_errors import JSONParseError, WireFormatError
     from grounding_protos._registry import message_class, message_types
+    from grounding_protos._validate import validate
     from grounding_protos._wire import from_bytes
 
 __all__ = [
     "AmbiguousTypeError",
     "ArgumentTypeError",
+    "CitationError",
     "GroundingProtosError",
     "JSONParseError",
+    "MissingDependencyError",
     "NotBuiltError",
     "OffsetError",
+    "Problem",
     "TextEncodingError",
     "TypeLookupError",
     "UnknownTypeError",
+    "UnsupportedInputError",
     "WireFormatError",
     "from_bytes",
     "message_class",
     "message_types",
+    "validate",
 ]
 
 # Names that need protobuf, imported on first access (PEP 562).
@@ -60,6 +70,8 @@ _LAZY = {
     "from_bytes": "grounding_protos._wire",
     "message_class": "grounding_protos._registry",
     "message_types": "grounding_protos._registry",
+    "Problem": "grounding_protos._model",
+    "validate": "grounding_protos._validate",
 }
 
 

@@ -12,12 +12,15 @@ from __future__ import annotations
 __all__ = [
     "AmbiguousTypeError",
     "ArgumentTypeError",
+    "CitationError",
     "GroundingProtosError",
+    "MissingDependencyError",
     "NotBuiltError",
     "OffsetError",
     "TextEncodingError",
     "TypeLookupError",
     "UnknownTypeError",
+    "UnsupportedInputError",
 ]
 
 
@@ -75,3 +78,28 @@ class NotBuiltError(GroundingProtosError, ImportError):
 
 class ArgumentTypeError(GroundingProtosError, TypeError):
     """Raised when an argument has the wrong Python type (``str`` for ``bytes``, …)."""
+
+
+# --- Citations ----------------------------------------------------------------------
+
+
+class UnsupportedInputError(GroundingProtosError, TypeError):
+    """Raised when an object is none of the shapes citations can be read from."""
+
+
+class CitationError(GroundingProtosError, ValueError):
+    """Raised by ``extract`` when a citation cannot be resolved (a chunk index or
+    ``reference_id`` out of range, a ``partIndex`` naming no text part, …).
+
+    ``path`` names the field (``grounding_supports[2].grounding_chunk_indices[0]``) and
+    ``code`` the problem, as ``validate`` would report it.
+    """
+
+    def __init__(self, message: str, *, path: str = "", code: str = "") -> None:
+        super().__init__(message)
+        self.path = path
+        self.code = code
+
+
+class MissingDependencyError(GroundingProtosError, ImportError):
+    """Raised when an optional package (an official client library) is not installed."""

@@ -16,6 +16,7 @@ import copyreg
 import threading
 from collections.abc import Callable
 from importlib import resources
+from typing import Any
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor, FileDescriptor
@@ -107,7 +108,7 @@ def _rebuild(full_name: str, data: bytes) -> Message:
     return message
 
 
-def is_repeated(field: FieldDescriptor) -> bool:
+def is_repeated(field: Any) -> bool:  # a FieldDescriptor of any implementation
     """Whether a field is repeated, on every supported runtime.
 
     ``FieldDescriptor.is_repeated`` appeared in protobuf 6.x and ``label`` is gone

@@ -1,0 +1,330 @@
+"""Checking raw span records and turning them into :class:`Citation` objects.
+
+``extract`` and ``validate`` both run :func:`resolve`: the first stops at the first
+problem that leaves a citation undefined (raising it), the second collects every
+problem, including the ones that do not stop extraction (a ``Segment.text`` that
+differs from its byte slice, a score outside [0, 1]).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import NoReturn
+
+from grounding_protos._exceptions import (
+    CitationError,
+    OffsetError,
+    TextEncodingError,
+)
+from grounding_protos._inputs import RawAnswer, RawRef, RawSpan
+from grounding_protos._model import Citation, Problem, Source
+from grounding_protos._offsets import PartMap, Snap, SpanSnap, TextIndex
+
+# Problems after which a citation cannot be built: extract raises them.
+FATAL = frozenset(
+    {
+        "text-conflict",
+        "text-not-utf8",
+        "not-an-integer",
+        "offset-out-of-range",
+        "offset-inverted",
+        "offset-splits-character",
+        "part-index-out-of-range",
+        "reference-id-not-a-number",
+        "reference-id-out-of-range",
+        "chunk-index-not-a-number",
+        "chunk-index-out-of-range",
+    }
+)
+_INTEGER = re.compile(r"-?[0-9]+")
+_OFFSET_CODES = frozenset({"offset-out-of-range", "offset-inverted", "offset-splits-character"})
+
+
+class _Stop(Exception):
+    """Internal: a fatal problem in strict mode."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+@dataclass
+class Resolution:
+    """The answer text, the citations that could be built, and every problem found."""
+
+    text: str | None
+    citations: list[Citation] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+class _Resolver:
+    def __init__(self, raw: RawAnswer, collect: bool, snap: SpanSnap | None, clamp: bool):
+        self.raw = raw
+        self.collect = collect
+        self.snap = snap
+        self.clamp = clamp
+        self.problems: list[Problem] = []
+
+    def report(self, code: str, message: str, path: str) -> None:
+        problem = Problem(code, message, path)
+        if code in FATAL and not self.collect:
+            raise _Stop(problem)
+        self.problems.append(problem)
+
+    # --- values -------------------------------------------------------------------
+
+    def integer(self, value: object, path: str, default: int | None = 0) -> int | None:
+        """An int from an int, an integral float, or a decimal string (JSON int64)."""
+        if value is None:
+            return default
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str) and _INTEGER.fullmatch(value):
+            return int(value)
+        self.report("not-an-integer", f"expected an integer, got {value!r}", path)
+        return None
+
+    @staticmethod
+    def score(value: object) -> float | None:
+        """A finite number, or ``None`` (validate checks scores on the whole tree)."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        number = float(value)
+        return number if math.isfinite(number) else None
+
+    # --- the text -----------------------------------------------------------------
+
+    def text(self, given: str | bytes | None) -> tuple[TextIndex | None, PartMap | None]:
+        raw = self.raw
+        if isinstance(given, (bytes, bytearray)):
+            given = TextIndex(given).text  # TextEncodingError for invalid UTF-8
+        if raw.text is not None and given is not None and given != raw.text:
+            self.report(
+                "text-conflict",
+                "text= differs from the answer text the input holds "
+                f"({len(given)} vs {len(raw.text)} characters)",
+                raw.prefix + ("answer_text" if raw.shape == "answer" else "content"),
+            )
+        text = raw.text if raw.text is not None else given
+        if text is None:
+            return None, None
+        parts = [p for p in raw.parts or () if p.text is not None and not p.thought]
+        try:
+            if raw.text is not None and len(parts) > 1:
+                part_map = PartMap([p.text or "" for p in parts])
+                return part_map.index, part_map
+            return TextIndex(text), None
+        except TextEncodingError as exc:
+            self.report("text-not-utf8", str(exc), raw.prefix + "answer_text")
+            return None, None
+
+    # --- one span -----------------------------------------------------------------
+
+    def span(
+        self, span: RawSpan, index: TextIndex | None, parts: PartMap | None
+    ) -> Citation | None:
+        o = span.offsets_path
+        start = self.integer(span.start, f"{o}.start_index")
+        end = self.integer(span.end, f"{o}.end_index")
+        part = self.integer(span.part, f"{o}.part_index", default=None)
+        sources = self.sources(span)
+        score = self.score(span.score)
+        source_scores = tuple(s for s in map(self.score, span.source_scores) if s is not None)
+        if start is None or end is None or sources is None:
+            return None
+        if start > end:
+            self.report(
+                "offset-inverted", f"start_index {start} is after end_index {end}",
+                f"{o}.end_index",
+            )  # fmt: skip
+            return None
+        char_start = char_end = None
+        cited: str | None = span.segment_text if isinstance(span.segment_text, str) else None
+        if index is not None:
+            located = self.locate(span, start, end, part, index, parts)
+            if located is None:
+                return None
+            start, end, char_start, char_end = located
+            cited = index.text[char_start:char_end]
+            if isinstance(span.segment_text, str) and span.segment_text != cited:
+                self.report(
+                    "segment-text-mismatch",
+                    f"segment text {_short(span.segment_text)} differs from the text at bytes "
+                    f"{start}..{end}, {_short(cited)}",
+                    f"{o}.text",
+                )
+        return Citation(
+            start=start,
+            end=end,
+            char_start=char_start,
+            char_end=char_end,
+            text=cited,
+            sources=sources,
+            kind=span.kind,
+            score=score,
+            source_scores=source_scores,
+            part=part,
+            path=span.path,
+        )
+
+    def locate(
+        self,
+        span: RawSpan,
+        start: int,
+        end: int,
+        part: int | None,
+        index: TextIndex,
+        parts: PartMap | None,
+    ) -> tuple[int, int, int, int] | None:
+        """Joined-text byte and char offsets of a part-relative span, checked."""
+        o = span.offsets_path
+        base, limit, where = 0, index.byte_length, ""
+        if span.part_relative and (part not in (None, 0) or parts is not None):
+            bounds = self.part_bounds(part or 0, parts, index, f"{o}.part_index")
+            if bounds is None:
+                return None
+            (base, stop), where = bounds, f" of part {part or 0}" if parts else ""
+            limit = stop - base
+        if self.clamp:
+            start, end = min(max(start, 0), limit), min(max(end, 0), limit)
+        for name, value in (("start_index", start), ("end_index", end)):
+            if not 0 <= value <= limit:
+                self.report(
+                    "offset-out-of-range",
+                    f"byte offset {value} is out of range: the text{where} has {limit} bytes",
+                    f"{o}.{name}",
+                )
+                return None
+        start_snap: Snap | None
+        end_snap: Snap | None
+        if self.snap == "outward":
+            start_snap, end_snap = "floor", "ceil"
+        else:
+            start_snap = end_snap = self.snap
+        chars = []
+        for name, value, snap in (("start_index", start, start_snap), ("end_index", end, end_snap)):
+            try:
+                chars.append(index.to_char(base + value, snap=snap))
+            except OffsetError:
+                self.report("offset-splits-character", _split(index, base, value, where),
+                            f"{o}.{name}")  # fmt: skip
+                return None
+        char_start, char_end = chars
+        return index.to_byte(char_start), index.to_byte(char_end), char_start, char_end
+
+    def part_bounds(
+        self, part: int, parts: PartMap | None, index: TextIndex, path: str
+    ) -> tuple[int, int] | None:
+        raw_parts = self.raw.parts or []
+        text_parts = [p for p in raw_parts if p.text is not None and not p.thought]
+        position = next((k for k, p in enumerate(text_parts) if p.index == part), None)
+        if position is None or (parts is None and position != 0):
+            what = "no such part"
+            if 0 <= part < len(raw_parts):
+                what = "a thought part" if raw_parts[part].thought else "not a text part"
+            elif not raw_parts:
+                what = "the input has no content parts"
+            self.report(
+                "part-index-out-of-range",
+                f"part_index {part} names no text part of the answer ({what}; "
+                f"{len(raw_parts)} parts)",
+                path,
+            )
+            return None
+        if parts is None:
+            return 0, index.byte_length
+        return parts.bounds(position)
+
+    # --- sources ------------------------------------------------------------------
+
+    def sources(self, span: RawSpan) -> tuple[Source, ...] | None:
+        if span.inline_source is not None:
+            return (span.inline_source,)
+        table = self.raw.sources
+        out: list[Source] = []
+        ok = True
+        for ref in span.refs:
+            number = self.reference(ref, len(table))
+            if number is None:
+                ok = False
+            else:
+                out.append(table[number][1])
+        return tuple(out) if ok else None
+
+    def reference(self, ref: RawRef, size: int) -> int | None:
+        noun = "reference_id" if ref.kind == "reference_id" else "chunk index"
+        code = "reference-id" if ref.kind == "reference_id" else "chunk-index"
+        table = "references" if ref.kind == "reference_id" else "grounding_chunks"
+        value = ref.value
+        number: int | None = None
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        elif isinstance(value, str) and value.isdecimal() and value.isascii():
+            number = int(value)
+        if number is None:
+            self.report(f"{code}-not-a-number", f"{noun} {value!r} is not a number", ref.path)
+            return None
+        if not 0 <= number < size:
+            self.report(
+                f"{code}-out-of-range",
+                f"{noun} {number} is out of range: {table} has {size} entries",
+                ref.path,
+            )
+            return None
+        return number
+
+
+def _short(text: str, limit: int = 40) -> str:
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+def _split(index: TextIndex, base: int, value: int, where: str) -> str:
+    char = index.to_char(base + value, snap="floor")
+    ch = index.text[char]
+    lo = index.to_byte(char) - base
+    hi = lo + len(ch.encode("utf-8"))
+    return (
+        f"byte offset {value}{where} splits {ch!r} (U+{ord(ch):04X}), "
+        f"which occupies bytes [{lo}, {hi})"
+    )
+
+
+def resolve(
+    raw: RawAnswer,
+    text: str | bytes | None,
+    *,
+    collect: bool,
+    snap: SpanSnap | None = None,
+    clamp: bool = False,
+) -> Resolution:
+    """Check ``raw`` and build its citations.
+
+    With ``collect=False`` the first fatal problem raises (``OffsetError`` for
+    offsets, ``CitationError`` otherwise); with ``collect=True`` nothing raises and
+    every problem is listed.
+    """
+    resolver = _Resolver(raw, collect, snap, clamp)
+    try:
+        index, parts = resolver.text(text)
+        result = Resolution(index.text if index is not None else None)
+        for span in raw.spans:
+            citation = resolver.span(span, index, parts)
+            if citation is not None:
+                result.citations.append(citation)
+    except _Stop as stop:
+        _raise(stop.problem)
+    result.problems = resolver.problems
+    return result
+
+
+def _raise(problem: Problem) -> NoReturn:
+    message = f"{problem.path}: {problem.message}" if problem.path else problem.message
+    if problem.code in _OFFSET_CODES:
+        raise OffsetError(message)
+    if problem.code == "text-not-utf8":
+        raise TextEncodingError(message)
+    raise CitationError(message, path=problem.path, code=problem.code)

@@ -1,0 +1,240 @@
+"""``validate``: every problem of a grounded answer, with the path to it; never raises.
+
+It runs the same reading and resolution as ``extract`` (collecting instead of
+raising), then checks the whole input tree: scores outside [0, 1], and fields
+marked ``REQUIRED`` by ``google.api.field_behavior`` left unset.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from google.api import field_behavior_pb2  # type: ignore[import-untyped]
+from google.protobuf import json_format
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
+
+from grounding_protos._exceptions import UnsupportedInputError
+from grounding_protos._inputs import RawAnswer, classify, get, read_input, unwrap
+from grounding_protos._model import Problem
+from grounding_protos._pool import is_repeated
+from grounding_protos._resolve import resolve
+
+_SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
+_SCHEMA_OF_SHAPE = {
+    "answer": "google.cloud.discoveryengine.v1.Answer",
+    "grounding_metadata": "google.cloud.dialogflow.v2beta1.GroundingMetadata",
+    "citation_metadata": "google.ai.generativelanguage.v1beta3.CitationMetadata",
+}
+_MAX_DEPTH = 200
+
+
+def validate(obj: object, *, text: str | bytes | None = None, candidate: int = 0) -> list[Problem]:
+    """Every problem found in a grounded answer; an empty list when there is none.
+
+    Accepts what :func:`grounding_protos.citations.extract` accepts. Checks offsets
+    (out of range, inverted, inside a character, a ``part_index`` naming no text
+    part), ``Segment.text`` against its byte slice, chunk indices and
+    ``reference_id`` values, scores outside [0, 1], and ``REQUIRED`` fields left
+    unset. Offsets can only be checked against a text: without one (in the input or
+    as ``text=``) a ``text-missing`` problem says so.
+
+    >>> from grounding_protos.discoveryengine_v1 import Answer
+    >>> answer = Answer(answer_text="Grüße", citations=[Answer.Citation(end_index=3)])
+    >>> [str(p) for p in validate(answer)]
+    ["citations[0].end_index: byte offset 3 splits 'ü' (U+00FC), which occupies bytes \
+[2, 4) [offset-splits-character]"]
+
+    Raises:
+        UnsupportedInputError: ``obj`` is neither a message, a mapping nor an object
+            with the fields of a supported shape.
+    """
+    obj = unwrap(obj)
+    problems: list[Problem] = []
+    if isinstance(obj, Message):
+        problems += _required(obj, "")
+    problems += _scores(obj)
+    try:
+        raw = read_input(obj, candidate=candidate)
+    except UnsupportedInputError:
+        if isinstance(obj, Message):
+            return problems  # a message with no citations: field checks only
+        if isinstance(obj, Mapping):
+            return [*problems, Problem("unrecognized-input", _unrecognized(obj), "")]
+        raise
+    if isinstance(obj, Mapping):
+        problems += _json_types(obj, raw)
+    try:
+        resolution = resolve(raw, text, collect=True)
+    except Exception as exc:
+        return [*problems, Problem("invalid-text", str(exc), "")]
+    problems += resolution.problems
+    if resolution.text is None and raw.spans:
+        problems.append(
+            Problem(
+                "text-missing",
+                f"no answer text in the input and no text= given: the offsets of "
+                f"{len(raw.spans)} spans were not checked",
+                "",
+            )
+        )
+    return problems
+
+
+def _unrecognized(obj: Mapping[Any, Any]) -> str:
+    keys = ", ".join(sorted(map(str, obj))[:8])
+    return f"not a grounded answer of any supported shape (keys: {keys or 'none'})"
+
+
+# --- REQUIRED fields ----------------------------------------------------------------
+
+
+@functools.cache
+def _is_required(field: FieldDescriptor) -> bool:
+    behaviors = field.GetOptions().Extensions[field_behavior_pb2.field_behavior]
+    return field_behavior_pb2.REQUIRED in behaviors
+
+
+def _required(message: Message, path: str) -> list[Problem]:
+    """REQUIRED fields left unset, recursively.
+
+    Scalars without presence (proto3 ``int64 start_index``) are not checked: their
+    default is a legitimate value and Google's JSON omits it.
+    """
+    problems: list[Problem] = []
+    stack: list[tuple[Message, str, int]] = [(message, path, 0)]
+    while stack:
+        current, prefix, depth = stack.pop()
+        for field in current.DESCRIPTOR.fields:
+            name = f"{prefix}{field.name}"
+            value = getattr(current, field.name)
+            if _is_required(field):
+                if is_repeated(field):
+                    unset = len(value) == 0
+                elif field.has_presence:
+                    unset = not current.HasField(field.name)
+                else:
+                    unset = field.type == FieldDescriptor.TYPE_STRING and value == ""
+                if unset:
+                    problems.append(
+                        Problem("required-field-missing", f"{field.name} is REQUIRED", name)
+                    )
+            if field.message_type is None or depth >= _MAX_DEPTH:
+                continue
+            if field.message_type.GetOptions().map_entry:
+                continue  # map values of our schemas are strings
+            if is_repeated(field):
+                stack.extend((m, f"{name}[{i}].", depth + 1) for i, m in enumerate(value))
+            elif current.HasField(field.name):
+                stack.append((value, f"{name}.", depth + 1))
+    return problems
+
+
+# --- Scores -------------------------------------------------------------------------
+
+
+def _scores(obj: object) -> list[Problem]:
+    """Every ``*_score`` (and ``*_scores`` element) outside [0, 1] in the input tree."""
+    problems: list[Problem] = []
+    for path, value in _score_values(obj):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            problems.append(
+                Problem("score-not-a-number", f"expected a number, got {value!r}", path)
+            )
+        elif not (0.0 <= value <= 1.0) or math.isnan(value):
+            problems.append(
+                Problem("score-out-of-range", f"score {float(value)!r} is outside [0, 1]", path)
+            )
+    return problems
+
+
+def _score_values(obj: object) -> Iterator[tuple[str, object]]:
+    stack: list[tuple[object, str, int]] = [(obj, "", 0)]
+    while stack:
+        node, path, depth = stack.pop()
+        if depth > _MAX_DEPTH:
+            continue
+        for name, value in _children(node):
+            child = f"{path}.{name}" if path else name
+            if name.endswith("_score"):
+                yield child, value
+            elif name.endswith("_scores"):
+                yield from ((f"{child}[{i}]", v) for i, v in _elements(value) if i is not None)
+            else:
+                for i, item in _elements(value):
+                    stack.append((item, child if i is None else f"{child}[{i}]", depth + 1))
+
+
+def _children(node: object) -> Iterator[tuple[str, object]]:
+    if isinstance(node, Message):
+        for field, value in node.ListFields():
+            yield field.name, value
+    elif isinstance(node, Mapping):
+        for key, value in node.items():
+            if isinstance(key, str):
+                yield _SNAKE.sub("_", key).lower(), value
+    elif hasattr(node, "model_dump"):  # google-genai (pydantic) objects
+        try:
+            dumped = node.model_dump(exclude_none=True)
+        except Exception:
+            return
+        if isinstance(dumped, Mapping):
+            yield from _children(dumped)
+
+
+def _elements(value: object) -> Iterator[tuple[int | None, object]]:
+    if isinstance(value, (Message, Mapping)) or hasattr(value, "model_dump"):
+        yield None, value
+    elif isinstance(value, (list, tuple)) or (
+        hasattr(value, "__len__") and hasattr(value, "__getitem__")
+        and not isinstance(value, (str, bytes))
+    ):  # fmt: skip
+        try:
+            yield from enumerate(value)  # type: ignore[arg-type]
+        except TypeError:
+            return
+
+
+# --- JSON value types ---------------------------------------------------------------
+
+
+def _json_types(obj: Mapping[Any, Any], raw: RawAnswer) -> list[Problem]:
+    """Values of the wrong JSON type, as json_format reports them against our schema."""
+    from grounding_protos._registry import message_class
+
+    targets: list[tuple[object, str, str]] = []
+    if raw.shape in _SCHEMA_OF_SHAPE:
+        body = get(obj, "answer") if raw.prefix == "answer." else obj
+        if raw.prefix.startswith("candidates["):
+            body = _candidate_body(obj, raw)
+        targets.append((body, _SCHEMA_OF_SHAPE[raw.shape], raw.prefix.rstrip(".")))
+    elif raw.shape == "candidate":
+        candidate = _candidate_body(obj, raw)
+        for name, shape in (("grounding_metadata", "grounding_metadata"),
+                            ("citation_metadata", "citation_metadata")):  # fmt: skip
+            targets.append((get(candidate, name), _SCHEMA_OF_SHAPE[shape], raw.prefix + name))
+    problems = []
+    for body, full_name, path in targets:
+        if not isinstance(body, Mapping):
+            continue
+        if classify(body) == "citation_metadata" and "citations" in body:
+            continue  # Gemini/Vertex spelling, not the v1beta3 schema
+        try:
+            json_format.ParseDict(
+                dict(body), message_class(full_name)(), ignore_unknown_fields=True
+            )
+        except Exception as exc:
+            problems.append(Problem("invalid-json-value", str(exc), path))
+    return problems
+
+
+def _candidate_body(obj: Mapping[Any, Any], raw: RawAnswer) -> object:
+    if not raw.prefix.startswith("candidates["):
+        return obj
+    index = int(raw.prefix[len("candidates[") : raw.prefix.index("]")])
+    candidates = get(obj, "candidates")
+    return candidates[index] if isinstance(candidates, list) else None

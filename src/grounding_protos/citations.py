@@ -1,0 +1,41 @@
+"""Citations of grounded answers: read them from any input, place them on the right
+characters, render them.
+
+>>> from grounding_protos.citations import extract
+>>> gemini = {"candidates": [{"content": {"parts": [{"text": "Grüße aus Köln."}]},
+...     "groundingMetadata": {
+...         "groundingChunks": [{"web": {"uri": "https://koeln.example", "title": "Köln"}}],
+...         "groundingSupports": [{"segment": {"startIndex": 12, "endIndex": 17},
+...                                "groundingChunkIndices": [0]}]}}]}
+>>> [(c.text, c.char_start, c.sources[0].title) for c in extract(gemini)]
+[('Köln', 10, 'Köln')]
+
+See ``docs/citations.md``.
+"""
+
+from grounding_protos._extract import extract, read
+from grounding_protos._model import Citation, CitationKind, Grounded, Source, SourceKind
+from grounding_protos._render import (
+    ListStyle,
+    MarkerStyle,
+    RenderStyle,
+    number_sources,
+    render,
+    source_list,
+)
+
+__all__ = [
+    "Citation",
+    "CitationKind",
+    "Grounded",
+    "ListStyle",
+    "MarkerStyle",
+    "RenderStyle",
+    "Source",
+    "SourceKind",
+    "extract",
+    "number_sources",
+    "read",
+    "render",
+    "source_list",
+]
