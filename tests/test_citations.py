@@ -16,6 +16,8 @@ from grounding_protos.discoveryengine_v1 import Answer
 from tests import citation_cases as cases
 from tests.strategies import JSON
 
+pytestmark = pytest.mark.smoke
+
 EXPECTED = cases.expected()
 TEXT = cases.joined()
 

@@ -26,6 +26,8 @@ from grounding_protos.discoveryengine_v1beta import GroundingFact
 from tests import citation_cases as cases
 from tests.strategies import messages
 
+pytestmark = pytest.mark.smoke
+
 TEXT = cases.joined()
 
 

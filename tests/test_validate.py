@@ -14,6 +14,8 @@ from grounding_protos.discoveryengine_v1 import Answer
 from tests import citation_cases as cases
 from tests.strategies import JSON, any_message
 
+pytestmark = pytest.mark.smoke
+
 TEXT = cases.joined()
 
 
