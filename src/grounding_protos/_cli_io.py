@@ -1,0 +1,350 @@
+"""Input and output of the command line: reading files and stdin, the message formats,
+and writing only where the user said.
+
+Every problem here becomes a :class:`Failure`: one line for stderr and an exit status.
+Nothing in this module prints; ``cli.main`` does.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import os
+import re
+import sys
+from typing import IO, TYPE_CHECKING, Any, Final, Literal, Protocol
+
+if TYPE_CHECKING:
+    from google.protobuf.message import Message
+
+EXIT_OK: Final = 0
+EXIT_PROBLEMS: Final = 1
+EXIT_USAGE: Final = 2
+
+Format = Literal["json", "binary", "text", "base64", "jsonl"]
+FORMATS: Final = ("json", "binary", "text", "base64", "jsonl")
+STDIN_LABEL: Final = "<stdin>"
+_WHITESPACE: Final = re.compile(rb"\s+")
+# The library's hint names its Python function; on the command line, name the command.
+_LISTED_BY: Final = re.compile(
+    r"\(the (\d+) known types are listed by grounding_protos\.message_types\(\)\)"
+)
+
+
+class ByteSink(Protocol):
+    """What output is written to: a binary file, stdout's buffer, or a text front."""
+
+    def write(self, data: bytes, /) -> int: ...
+
+    def flush(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Failure(Exception):
+    """A command cannot go on: ``message`` is the one line for stderr, ``code`` the exit status."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+# --- Reading ----------------------------------------------------------------------------
+
+
+def label_of(path: str | None) -> str:
+    """How an input is named in messages: its path, or ``<stdin>``."""
+    return STDIN_LABEL if path in (None, "-") else str(path)
+
+
+def open_input(path: str | None) -> IO[bytes]:
+    """A binary stream for ``path`` (``None`` or ``-``: stdin).
+
+    Without a path, a terminal on stdin is refused (the command would only wait); an
+    explicit ``-`` reads the terminal, as ``cat -`` does.
+    """
+    if path in (None, "-"):
+        stdin = sys.stdin
+        if stdin is None:
+            raise Failure("no input: stdin is closed; give a FILE")
+        if path is None and _isatty(stdin):
+            raise Failure("no input: give a FILE, or pipe the data to stdin (or use '-')")
+        buffer = getattr(stdin, "buffer", None)
+        if buffer is None:  # a text stream without bytes beneath (some test harnesses)
+            import io
+
+            return io.BytesIO(stdin.read().encode("utf-8"))
+        return buffer  # type: ignore[no-any-return]
+    try:
+        return open(path, "rb")  # the caller closes it
+    except OSError as exc:
+        raise Failure(f"cannot read {path!r}: {exc.strerror or exc}") from exc
+
+
+def read_input(path: str | None) -> bytes:
+    """All bytes of a FILE or of stdin."""
+    stream = open_input(path)
+    try:
+        return stream.read()
+    except OSError as exc:
+        raise Failure(f"cannot read {label_of(path)!r}: {exc.strerror or exc}") from exc
+    finally:
+        if path not in (None, "-"):
+            stream.close()
+
+
+def read_text_file(path: str) -> str:
+    """A ``--text FILE``: its exact contents as UTF-8 (``-`` is stdin)."""
+    return decode_utf8(read_input(path), label_of(path), strip_bom=False)
+
+
+def _isatty(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty()) if callable(isatty) else False
+    except (OSError, ValueError):
+        return False
+
+
+# --- Decoding -----------------------------------------------------------------------------
+
+
+def at(label: str, message: str) -> str:
+    """``message`` prefixed with the input's label (no prefix for an empty label)."""
+    return f"{label}: {message}" if label else message
+
+
+def decode_utf8(data: bytes, label: str, *, strip_bom: bool = True) -> str:
+    """``data`` as UTF-8 text; a UTF-8 byte order mark is dropped when ``strip_bom``."""
+    if strip_bom and data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Failure(
+            at(
+                label,
+                f"not UTF-8 text: {exc.reason} at byte {exc.start} "
+                f"(0x{data[exc.start]:02X}); binary input needs --from binary or base64",
+            )
+        ) from exc
+
+
+def parse_json_document(data: bytes, label: str) -> dict[str, Any]:
+    """A JSON object (any shape ``citations.extract`` accepts, detected later)."""
+    text = decode_utf8(data, label)
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}" if "\n" in text else f"column {exc.colno}"
+        raise Failure(at(label, f"invalid JSON: {exc.msg} at {where}")) from exc
+    except RecursionError as exc:
+        raise Failure(at(label, "invalid JSON: nested too deeply")) from exc
+    if not isinstance(value, dict):
+        raise Failure(at(label, f"expected a JSON object, got {_json_kind(value)}"))
+    return value
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return "a number"
+
+
+def decode_base64(data: bytes, label: str) -> bytes:
+    """Base64 (standard or URL-safe, padding optional, whitespace ignored) -> bytes."""
+    compact = _WHITESPACE.sub(b"", data)
+    compact += b"=" * (-len(compact) % 4)
+    altchars = b"-_" if (b"-" in compact or b"_" in compact) else None
+    try:
+        return base64.b64decode(compact, altchars=altchars, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise Failure(at(label, f"invalid base64: {exc}")) from exc
+
+
+def resolve_type(name: str) -> type[Message]:
+    """The message class for ``--type``; an unknown or ambiguous name is a usage error."""
+    from grounding_protos import TypeLookupError, message_class
+
+    try:
+        return message_class(name)
+    except TypeLookupError as exc:
+        message = _LISTED_BY.sub(r"('grounding-protos types' lists the \1 known types)", str(exc))
+        raise Failure(f"--type: {message}") from exc
+
+
+def parse_message(cls: type[Message], data: bytes, fmt: str, label: str) -> Message:
+    """One message of type ``cls`` from ``data`` in format ``fmt`` (not ``jsonl``)."""
+    from google.protobuf import text_format
+
+    from grounding_protos import JSONParseError, WireFormatError, codec, from_bytes
+
+    try:
+        if fmt in ("json", "jsonl"):
+            return codec.from_json(cls, decode_utf8(data, label))
+        if fmt == "binary":
+            return from_bytes(cls, data)
+        if fmt == "base64":
+            return from_bytes(cls, decode_base64(data, label))
+        if fmt == "text":
+            return text_format.Parse(decode_utf8(data, label), cls())
+    except (JSONParseError, WireFormatError) as exc:
+        raise Failure(at(label, str(exc))) from exc
+    except text_format.ParseError as exc:
+        name = cls.DESCRIPTOR.full_name
+        raise Failure(at(label, f"invalid text format for {name}: {exc}")) from exc
+    raise Failure(f"unknown input format {fmt!r}")
+
+
+def format_message(
+    message: Message, fmt: str, *, compact: bool = False, proto_names: bool = False
+) -> bytes:
+    """``message`` in format ``fmt``; text formats end with a newline, binary has none.
+
+    ``jsonl`` (and ``json`` with ``compact``) is one line; ``text`` with ``compact``
+    is text format on one line.
+    """
+    from google.protobuf import text_format
+
+    from grounding_protos import codec
+
+    if fmt == "binary":
+        return message.SerializeToString(deterministic=True)
+    if fmt == "base64":
+        return base64.b64encode(message.SerializeToString(deterministic=True)) + b"\n"
+    if fmt in ("json", "jsonl"):
+        indent = None if compact or fmt == "jsonl" else 2
+        text = codec.to_json(
+            message, indent=indent, ensure_ascii=False, preserving_proto_field_name=proto_names
+        )
+        return text.encode("utf-8") + b"\n"
+    if fmt == "text":
+        text = text_format.MessageToString(message, as_utf8=True, as_one_line=compact)
+        return text.rstrip("\n").encode("utf-8") + b"\n"
+    raise Failure(f"unknown output format {fmt!r}")
+
+
+def dumps(value: object) -> str:
+    """JSON on one line, non-ASCII kept as it is (for records and ``--json`` output)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+# --- Writing ----------------------------------------------------------------------------
+
+
+class Output:
+    """Where a command writes: ``-o FILE`` (created or overwritten) or stdout.
+
+    ``binary`` output is refused on a terminal. ``inputs`` are the files the command
+    reads: writing over one of them is refused, since it would be truncated before it
+    is read.
+    """
+
+    def __init__(
+        self, path: str | None, *, binary: bool = False, inputs: tuple[str | None, ...] = ()
+    ) -> None:
+        self.path = None if path in (None, "-") else path
+        self.binary = binary
+        self._stream: ByteSink | None = None
+        if self.path is None:
+            if binary and _isatty(sys.stdout):
+                raise Failure(
+                    "refusing to write binary data to a terminal; use -o FILE, a pipe, "
+                    "or --to base64"
+                )
+        else:
+            for source in inputs:
+                if source not in (None, "-") and _same_file(source, self.path):
+                    raise Failure(f"-o {self.path!r} is also an input; choose another file")
+
+    def open(self) -> ByteSink:
+        if self._stream is None:
+            if self.path is None:
+                sys.stdout.flush()
+                buffer = getattr(sys.stdout, "buffer", None)
+                self._stream = buffer if buffer is not None else _TextSink(sys.stdout)
+            else:
+                try:
+                    self._stream = open(self.path, "wb")  # noqa: SIM115 - closed by close()
+                except OSError as exc:
+                    raise Failure(f"cannot write {self.path!r}: {exc.strerror or exc}") from exc
+        return self._stream
+
+    def write(self, data: bytes) -> None:
+        stream = self.open()
+        try:
+            stream.write(data)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise Failure(
+                f"cannot write {self.path or '<stdout>'!r}: {exc.strerror or exc}"
+            ) from exc
+
+    def flush(self) -> None:
+        if self._stream is not None:
+            self._stream.flush()
+
+    def close(self) -> None:
+        if self._stream is not None:
+            try:
+                self._stream.flush()
+            finally:
+                if self.path is not None:
+                    self._stream.close()
+                self._stream = None
+
+
+class _TextSink:
+    """A bytes-writing front for a text stream without a ``buffer`` (test harnesses)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def write(self, data: bytes) -> int:
+        self._stream.write(data.decode("utf-8", errors="replace"))
+        return len(data)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def close(self) -> None:  # stdout stays open
+        self.flush()
+
+
+def write_once(
+    path: str | None, data: bytes, *, binary: bool = False, inputs: tuple[str | None, ...] = ()
+) -> None:
+    """Write a whole result to ``-o`` or stdout (only after it was computed in full)."""
+    out = Output(path, binary=binary, inputs=inputs)
+    try:
+        out.write(data)
+    finally:
+        out.close()
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def stderr_line(text: str) -> None:
+    """One line on stderr, whatever its encoding can show."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(text + "\n")
+    except UnicodeEncodeError:
+        stream.write(text.encode("ascii", "backslashreplace").decode("ascii") + "\n")
+    stream.flush()

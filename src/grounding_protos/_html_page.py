@@ -1,0 +1,138 @@
+"""The self-contained HTML page of ``grounding-protos render --style html``.
+
+One file, readable offline: inline CSS, no script, no external asset, and a
+Content-Security-Policy that forbids loading anything (``default-src 'none'``), so
+that even a mistake elsewhere could not make the page fetch or run something. The
+answer and the source list come from :func:`grounding_protos.citations.render` and
+:func:`~grounding_protos.citations.source_list`, which escape everything taken from
+the input and link only ``http(s)`` URIs; this module adds escaped text only.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Final
+
+from grounding_protos.citations import Citation, number_sources, render, source_list
+
+DEFAULT_TITLE: Final = "Grounded answer"
+
+# Explicit colours, no prefers-color-scheme: the page (and its screenshot) looks the
+# same everywhere.
+_CSS: Final = """
+:root { color-scheme: light; }
+* { box-sizing: border-box; }
+body {
+  margin: 0; background: #f3f4f7; color: #1c2230;
+  font: 17px/1.65 system-ui, -apple-system, "Segoe UI", "Noto Sans", "Noto Sans CJK JP",
+    "Noto Color Emoji", sans-serif;
+}
+main {
+  max-width: 48rem; margin: 2rem auto; padding: 2rem 2.5rem 1.5rem;
+  background: #fff; border-radius: 12px; box-shadow: 0 1px 4px rgb(0 0 0 / 0.1);
+}
+h1 { font-size: 1.45rem; line-height: 1.3; margin: 0 0 0.3rem; overflow-wrap: anywhere; }
+h2 {
+  font-size: 0.85rem; letter-spacing: 0.06em; text-transform: uppercase;
+  color: #5b6475; margin: 1.8rem 0 0.6rem;
+}
+.gp-meta { margin: 0; color: #5b6475; font-size: 0.9rem; }
+.gp-answer { white-space: pre-wrap; overflow-wrap: anywhere; margin: 1.2rem 0 0; }
+mark.gp-span {
+  background: #fff1a8; color: inherit; border-radius: 3px;
+  box-shadow: 0 0 0 1px #f0dc6e inset; cursor: help;
+}
+mark.gp-span[data-sources*=" "] { background: #ffd9a0; box-shadow: 0 0 0 1px #f2b45c inset; }
+mark.gp-span:hover { background: #ffe066; }
+sup.gp-cite { line-height: 0; font-size: 0.72em; white-space: nowrap; }
+sup.gp-cite a { color: #1f5bd6; text-decoration: none; font-weight: 600; padding: 0 1px; }
+sup.gp-cite a:hover, sup.gp-cite a:focus { text-decoration: underline; }
+ol.gp-sources { margin: 0; padding-left: 2.2rem; overflow-wrap: anywhere; }
+ol.gp-sources li { margin: 0.25rem 0; padding: 0.1rem 0.4rem; border-radius: 4px; }
+ol.gp-sources li:target { background: #fff1a8; }
+ol.gp-sources a { color: #1f5bd6; }
+.gp-none { color: #5b6475; }
+footer { margin-top: 1.8rem; color: #7a8293; font-size: 0.8rem; }
+"""
+
+_CSP: Final = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; "
+    "base-uri 'none'; form-action 'none'"
+)
+
+
+def _coverage(text: str, citations: Sequence[Citation]) -> int:
+    """How many characters of ``text`` at least one citation with sources covers."""
+    spans = sorted(
+        (c.char_start, c.char_end)
+        for c in citations
+        if c.sources and c.char_start is not None and c.char_end is not None
+    )
+    covered, reach = 0, 0
+    for start, end in spans:
+        start = max(start, reach)
+        if end > start:
+            covered += end - start
+            reach = end
+    return covered
+
+
+def fragment(text: str, citations: Sequence[Citation], *, id_prefix: str = "gp-source-") -> str:
+    """The highlighted answer and its source list, to embed in a page of your own."""
+    body = render(text, citations, "html", highlight=True, id_prefix=id_prefix)
+    sources = source_list(text, citations, "html", id_prefix=id_prefix)
+    listing = sources or '<p class="gp-none">No sources cited.</p>'
+    return f'<div class="gp-answer">{body}</div>\n{listing}'
+
+
+def page(text: str, citations: Sequence[Citation], *, title: str = DEFAULT_TITLE) -> str:
+    """A whole HTML document: the answer with cited spans highlighted (the sources on
+    hover), numbered superscript links to the source list, and the list itself.
+
+    The citations' offsets must fit ``text`` (as ``citations.read`` gives them).
+    """
+    body = render(text, citations, "html", highlight=True)
+    sources = source_list(text, citations, "html")
+    n_sources = len(number_sources(text, citations))
+    # citations and grounding supports often share spans: count the spans
+    n_cited = len({(c.start, c.end) for c in citations if c.sources})
+    covered = _coverage(text, citations)
+    share = f"{100 * covered / len(text):.0f}%" if text else "0%"
+    meta = (
+        f"{n_cited} cited span{'' if n_cited == 1 else 's'} · "
+        f"{n_sources} source{'' if n_sources == 1 else 's'} · "
+        f"{share} of the text cited"
+    )
+    listing = sources or '<p class="gp-none">No sources cited.</p>'
+    escaped_title = html.escape(title, quote=False)
+    return f"""<!DOCTYPE html>
+<html>
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="{_CSP}">
+<meta name="referrer" content="no-referrer">
+<meta name="generator" content="grounding-protos">
+<title>{escaped_title}</title>
+<style>{_CSS}</style>
+</head>
+<body>
+<main>
+<header>
+<h1>{escaped_title}</h1>
+<p class="gp-meta">{meta}</p>
+</header>
+<section aria-label="Answer">
+<div class="gp-answer">{body}</div>
+</section>
+<section aria-labelledby="gp-sources-heading">
+<h2 id="gp-sources-heading">Sources</h2>
+{listing}
+</section>
+<footer>Highlighted text is cited; hover it, or a number, to see its sources. \
+Darker highlights have several sources.</footer>
+</main>
+</body>
+</html>
+"""
