@@ -197,7 +197,7 @@ def summarize(options: Options, document: object, label: str) -> dict[str, Any]:
     Never fails for a decoded input: citations that cannot be read are reported under
     ``"error"``, beside the problems ``validate`` finds.
     """
-    from grounding_protos.citations import number_sources
+    from grounding_protos.citations import cited_characters, number_sources
 
     summary: dict[str, Any] = {"input": describe(document)}
     if options.candidate:
@@ -235,7 +235,7 @@ def summarize(options: Options, document: object, label: str) -> dict[str, Any]:
     if text is None:
         summary["cited"] = None
     else:
-        covered = _covered(citations)
+        covered = cited_characters(citations)
         share = round(100 * covered / len(text), 1) if text else 0.0
         summary["cited"] = {"characters": covered, "of": len(text), "percent": share}
     summary["sources"] = [_source_entry(n, s) for n, s in numbered]
@@ -263,22 +263,6 @@ def _spans(citations: Sequence[Citation], numbers: Mapping[Source, int]) -> list
     for entry in merged.values():
         entry["sources"].sort()
     return list(merged.values())
-
-
-def _covered(citations: Sequence[Citation]) -> int:
-    """Characters covered by at least one citation that has sources."""
-    spans = sorted(
-        (c.char_start, c.char_end)
-        for c in citations
-        if c.sources and c.char_start is not None and c.char_end is not None
-    )
-    covered = reach = 0
-    for start, end in spans:
-        start = max(start, reach)
-        if end > start:
-            covered += end - start
-            reach = end
-    return covered
 
 
 def _source_entry(n: int, source: Source) -> dict[str, Any]:

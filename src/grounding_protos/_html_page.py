@@ -14,7 +14,13 @@ import html
 from collections.abc import Sequence
 from typing import Final
 
-from grounding_protos.citations import Citation, number_sources, render, source_list
+from grounding_protos.citations import (
+    Citation,
+    cited_characters,
+    number_sources,
+    render,
+    source_list,
+)
 
 DEFAULT_TITLE: Final = "Grounded answer"
 
@@ -62,22 +68,6 @@ _CSP: Final = (
 )
 
 
-def _coverage(text: str, citations: Sequence[Citation]) -> int:
-    """How many characters of ``text`` at least one citation with sources covers."""
-    spans = sorted(
-        (c.char_start, c.char_end)
-        for c in citations
-        if c.sources and c.char_start is not None and c.char_end is not None
-    )
-    covered, reach = 0, 0
-    for start, end in spans:
-        start = max(start, reach)
-        if end > start:
-            covered += end - start
-            reach = end
-    return covered
-
-
 def fragment(text: str, citations: Sequence[Citation], *, id_prefix: str = "gp-source-") -> str:
     """The highlighted answer and its source list, to embed in a page of your own."""
     body = render(text, citations, "html", highlight=True, id_prefix=id_prefix)
@@ -97,7 +87,7 @@ def page(text: str, citations: Sequence[Citation], *, title: str = DEFAULT_TITLE
     n_sources = len(number_sources(text, citations))
     # citations and grounding supports often share spans: count the spans
     n_cited = len({(c.start, c.end) for c in citations if c.sources})
-    covered = _coverage(text, citations)
+    covered = cited_characters(citations)
     share = f"{100 * covered / len(text):.0f}%" if text else "0%"
     meta = (
         f"{n_cited} cited span{'' if n_cited == 1 else 's'} · "

@@ -7,6 +7,7 @@ into these, and rendering, validation and conversion work on them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -116,3 +117,24 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message} [{self.code}]" if self.path else self.message
+
+
+def cited_characters(citations: Iterable[Citation]) -> int:
+    """How many characters at least one citation with sources covers (overlaps count once).
+
+    >>> a, b = (Citation(0, 0, 0, 5, None, (Source(),)), Citation(0, 0, 3, 8, None, (Source(),)))
+    >>> cited_characters([a, b])
+    8
+    """
+    spans = sorted(
+        (c.char_start, c.char_end)
+        for c in citations
+        if c.sources and c.char_start is not None and c.char_end is not None
+    )
+    covered = reach = 0
+    for start, end in spans:
+        start = max(start, reach)
+        if end > start:
+            covered += end - start
+            reach = end
+    return covered

@@ -14,7 +14,14 @@ See ``docs/citations.md``.
 """
 
 from grounding_protos._extract import extract, read
-from grounding_protos._model import Citation, CitationKind, Grounded, Source, SourceKind
+from grounding_protos._model import (
+    Citation,
+    CitationKind,
+    Grounded,
+    Source,
+    SourceKind,
+    cited_characters,
+)
 from grounding_protos._render import (
     ListStyle,
     MarkerStyle,
@@ -33,6 +40,7 @@ __all__ = [
     "RenderStyle",
     "Source",
     "SourceKind",
+    "cited_characters",
     "extract",
     "number_sources",
     "read",
