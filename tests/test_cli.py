@@ -789,7 +789,7 @@ def test_readme_main_job_command() -> None:
     )  # fmt: skip
     out = run.stdout.decode()
     assert out.startswith("Die Elbphilharmonie in Hamburg wurde am 11. Januar 2017 eröffnet.[1][2]")
-    assert "- [4] [ndr\\.de](<https://vertexaisearch.cloud.google.com/" in out
+    assert "- [4] [ndr.de](<https://vertexaisearch.cloud.google.com/" in out
 
 
 # --- The shipped examples ----------------------------------------------------------------------

@@ -42,8 +42,9 @@ _DEFAULT_ID_PREFIX: Final = "gp-source-"
 # as text. Matched on the raw string: no leading space or control character, since
 # browsers strip those before reading the scheme.
 _LINKABLE: Final = re.compile(r"https?://", re.IGNORECASE)
-# CommonMark lets a backslash escape any ASCII punctuation character.
-_MD_PUNCT: Final = re.compile(r"([!-/:-@\[-`{-~])")
+# Characters that can start inline markup inside link text or a list item (CommonMark,
+# plus GFM's ~ and |); each is backslash-escaped, other punctuation stays readable.
+_MD_PUNCT: Final = re.compile(r"([\\`*_\[\]<>&!~|#])")
 _MD_DEST: Final = re.compile(r"([\\<>])")
 _CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -269,7 +270,7 @@ def source_list(
     >>> cites = [Citation(0, 3, None, None, None, (a, b))]
     >>> print(source_list("Dom", cites))
     - [1] [Der Dom \\[Köln\\]](<https://a.example/dom>)
-    - [2] Trap — javascript\\:alert\\(1\\)
+    - [2] Trap — javascript:alert(1)
     >>> print(source_list("Dom", cites, "plain"))
     [1] Der Dom [Köln] — https://a.example/dom
     [2] Trap — javascript:alert(1)
