@@ -21,7 +21,7 @@ from typing import Any, Literal
 from google.protobuf.message import Message
 
 from grounding_protos._exceptions import UnsupportedInputError
-from grounding_protos._model import CitationKind, Source
+from grounding_protos._model import CitationKind, Source, SourceKind
 from grounding_protos._pool import is_repeated
 
 Shape = Literal["answer", "grounding_metadata", "citation_metadata", "candidate", "none"]
@@ -100,6 +100,12 @@ def unwrap(obj: object) -> object:
         if isinstance(raw, Message):
             return raw
     return obj
+
+
+def _titled(obj: object, ident: str, kind: SourceKind, **fields: Any) -> Source:
+    """A :class:`Source` with the ``uri`` and ``title`` of ``obj`` and the given fields."""
+    uri, title = text_or_none(get(obj, "uri")), text_or_none(get(obj, "title"))
+    return Source(uri=uri, title=title, id=ident, kind=kind, **fields)
 
 
 def text_or_none(value: object) -> str | None:
@@ -265,11 +271,10 @@ def _reference_source(reference: object, index: int) -> Source:
     chunk = get(reference, "chunk_info")
     if chunk is not None:
         meta = get(chunk, "document_metadata")
-        return Source(
-            uri=text_or_none(get(meta, "uri")),
-            title=text_or_none(get(meta, "title")),
-            id=ident,
-            kind="chunk",
+        return _titled(
+            meta,
+            ident,
+            "chunk",
             document=text_or_none(get(meta, "document")),
             chunk=text_or_none(get(chunk, "chunk")),
             page=text_or_none(get(meta, "page_identifier")),
@@ -281,12 +286,15 @@ def _reference_source(reference: object, index: int) -> Source:
         contents = items(info, "chunk_contents")
         texts = [t for t in (text_or_none(get(c, "content")) for c in contents) if t]
         pages = [p for p in (text_or_none(get(c, "page_identifier")) for c in contents) if p]
-        scores = [s for s in (_float_or_none(get(c, "relevance_score")) for c in contents) if s]
-        return Source(
-            uri=text_or_none(get(info, "uri")),
-            title=text_or_none(get(info, "title")),
-            id=ident,
-            kind="unstructured_document",
+        scores = [
+            s
+            for s in (_float_or_none(get(c, "relevance_score")) for c in contents)
+            if s is not None
+        ]
+        return _titled(
+            info,
+            ident,
+            "unstructured_document",
             document=text_or_none(get(info, "document")),
             page=pages[0] if pages else None,
             text="\n".join(texts) if texts else None,
@@ -294,11 +302,10 @@ def _reference_source(reference: object, index: int) -> Source:
         )
     info = get(reference, "structured_document_info")
     if info is not None:
-        return Source(
-            uri=text_or_none(get(info, "uri")),
-            title=text_or_none(get(info, "title")),
-            id=ident,
-            kind="structured_document",
+        return _titled(
+            info,
+            ident,
+            "structured_document",
             document=text_or_none(get(info, "document")),
         )
     return Source(id=ident, kind="other")
@@ -334,32 +341,29 @@ def _chunk_source(chunk: object, index: int) -> Source:
     ident = str(index)
     web = get(chunk, "web")
     if web is not None:
-        return Source(
-            uri=text_or_none(get(web, "uri")),
-            title=text_or_none(get(web, "title")),
-            id=ident,
-            kind="web",
+        return _titled(
+            web,
+            ident,
+            "web",
             domain=text_or_none(get(web, "domain")),
         )
     context = get(chunk, "retrieved_context")
     if context is not None:
         page = get(context, "page_number")
-        return Source(
-            uri=text_or_none(get(context, "uri")),
-            title=text_or_none(get(context, "title")),
-            id=ident,
-            kind="retrieved_context",
+        return _titled(
+            context,
+            ident,
+            "retrieved_context",
             document=text_or_none(get(context, "document_name")),
             page=str(page) if isinstance(page, (int, str)) and page != "" else None,
             text=text_or_none(get(context, "text")),
         )
     maps = get(chunk, "maps")
     if maps is not None:
-        return Source(
-            uri=text_or_none(get(maps, "uri")),
-            title=text_or_none(get(maps, "title")),
-            id=ident,
-            kind="maps",
+        return _titled(
+            maps,
+            ident,
+            "maps",
             text=text_or_none(get(maps, "text")),
         )
     return Source(id=ident, kind="other")
@@ -373,11 +377,10 @@ def _read_citation_metadata(meta: object, prefix: str, raw: RawAnswer) -> None:
     for i, item in enumerate(items(meta, name)):
         path = f"{prefix}{name}[{i}]"
         span = RawSpan(path, path, get(item, "start_index"), get(item, "end_index"), "citation")
-        span.inline_source = Source(
-            uri=text_or_none(get(item, "uri")),
-            title=text_or_none(get(item, "title")),
-            id=str(i),
-            kind="citation_source",
+        span.inline_source = _titled(
+            item,
+            str(i),
+            "citation_source",
             license=text_or_none(get(item, "license")),
             publication_date=_date(get(item, "publication_date")),
         )
