@@ -134,6 +134,8 @@ def test_official_client_objects() -> None:
     de = pytest.importorskip("google.cloud.discoveryengine_v1", reason="official libs")
     df = pytest.importorskip("google.cloud.dialogflow_v2beta1", reason="official libs")
     gl = pytest.importorskip("google.ai.generativelanguage_v1beta3", reason="official libs")
+    if not hasattr(df, "GroundingMetadata"):
+        pytest.skip("this google-cloud-dialogflow release has no v2beta1 GroundingMetadata")
     data = cases.answer_message().SerializeToString()
     proto_plus = de.Answer.deserialize(data)
     raw = de.Answer.pb(proto_plus)

@@ -9,6 +9,7 @@ silently.
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, get_args
@@ -295,7 +296,7 @@ def grounding_fact_losses(fact: GroundingFact) -> list[Problem]:
 # --- Official client types ----------------------------------------------------------
 
 
-def _official_module(full_name: str) -> tuple[object, str]:
+def _official_module(full_name: str) -> tuple[object, str, str]:
     package = next((p for p in _OFFICIAL if full_name.startswith(p + ".")), None)
     if package is None:
         raise ArgumentTypeError(f"{full_name} has no official client type")
@@ -307,7 +308,7 @@ def _official_module(full_name: str) -> tuple[object, str]:
             f"converting {full_name} needs Google's official client library: "
             f"pip install {distribution} (or grounding-protos[official])"
         ) from exc
-    return module, full_name[len(package) + 1 :]
+    return module, full_name[len(package) + 1 :], distribution
 
 
 def to_official(message: Message, *, raw: bool = False) -> object:
@@ -320,12 +321,25 @@ def to_official(message: Message, *, raw: bool = False) -> object:
     if not isinstance(message, Message):
         raise ArgumentTypeError(f"to_official() takes a message, not {type(message).__name__}")
     full_name = message.DESCRIPTOR.full_name
-    module, relative = _official_module(full_name)
+    module, relative, distribution = _official_module(full_name)
     cls: object = module
-    for part in relative.split("."):
-        cls = getattr(cls, part)
+    try:
+        for part in relative.split("."):
+            cls = getattr(cls, part)
+    except AttributeError:
+        raise MissingDependencyError(
+            f"the installed {distribution} {_version(distribution)} has no {full_name} "
+            f"(a later release added it): pip install -U {distribution}"
+        ) from None
     obj = cls.deserialize(message.SerializeToString())  # type: ignore[attr-defined]
     return type(obj).pb(obj) if raw else obj
+
+
+def _version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "(unknown version)"
 
 
 def from_official(obj: object) -> Message:
