@@ -1,0 +1,168 @@
+"""JSONL batches from Python: the command line's ``--jsonl`` processing, line by line.
+
+What ``grounding-protos render|validate|inspect --jsonl`` and ``convert --from jsonl``
+do to each line, for running the same conversion on an engine of your choice (a
+Dask bag, see ``docs/scale-out.md``). These functions are a facade over the command
+line's own per-line code: the output lines are the ones the command writes.
+
+>>> from grounding_protos.batch import process_lines
+>>> lines = ['{"answerText": "Köln", "citations": [{"endIndex": "5"}]}\\n', "\\n", "{\\n"]
+>>> for out in process_lines(lines, "validate"):
+...     print(out)
+{"line": 1, "ok": true, "problems": []}
+{"line": 3, "ok": false, "error": "invalid JSON: Expecting property name enclosed in \
+double quotes at column 2", "input": "{"}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Literal
+
+from grounding_protos._cli_commands import Options, error_record
+from grounding_protos._cli_commands import process_line as _process_line
+
+__all__ = ["Command", "ErrorMode", "process_line", "process_lines"]
+
+Command = Literal["render", "validate", "inspect", "convert"]
+ErrorMode = Literal["inline", "skip", "only"]
+_COMMANDS = ("render", "validate", "inspect", "convert")
+
+
+def _options(
+    command: str,
+    type_name: str | None,
+    source: str,
+    target: str,
+    text: str | None,
+    candidate: int,
+    style: str,
+    snap: str | None,
+    clamp: bool,
+    title: str | None,
+    proto_names: bool,
+) -> Options:
+    """The command line's options, checked as the command line checks them."""
+    from grounding_protos._registry import message_class
+
+    if command not in _COMMANDS:
+        raise ValueError(f"command must be one of {', '.join(_COMMANDS)}, not {command!r}")
+    if type_name is not None:
+        message_class(type_name)  # a wrong name fails now, not on every line
+    if command == "convert":
+        if type_name is None:
+            raise ValueError("convert needs type_name (the --type of every line)")
+        if target not in ("jsonl", "base64", "text"):
+            raise ValueError(f"target must be 'jsonl', 'base64' or 'text', not {target!r}")
+        # as `convert --from jsonl`: one message per line in, one line out
+        return Options(
+            "convert", type_name=type_name, source="jsonl", target=target, compact=True,
+            proto_names=proto_names,
+        )  # fmt: skip
+    if source not in ("json", "base64"):
+        raise ValueError(f"source must be 'json' or 'base64', not {source!r}")
+    if source == "base64" and type_name is None:
+        raise ValueError("source='base64' needs type_name: wire bytes do not say their type")
+    if style not in ("markdown", "html", "plain"):
+        raise ValueError(f"style must be 'markdown', 'html' or 'plain', not {style!r}")
+    if snap not in (None, "floor", "ceil", "outward"):
+        raise ValueError(f"snap must be 'floor', 'ceil', 'outward' or None, not {snap!r}")
+    return Options(
+        command,  # type: ignore[arg-type]
+        type_name=type_name,
+        source=source,
+        text=text,
+        candidate=candidate,
+        style=style,  # type: ignore[arg-type]
+        snap=snap,  # type: ignore[arg-type]
+        clamp=clamp,
+        title=title,
+    )
+
+
+def _raw(line: str | bytes) -> bytes:
+    # str lines read with errors="surrogateescape" give their undecodable bytes back
+    return line.encode("utf-8", "surrogateescape") if isinstance(line, str) else bytes(line)
+
+
+def process_lines(
+    lines: Iterable[str | bytes],
+    command: Command,
+    *,
+    errors: ErrorMode = "inline",
+    type_name: str | None = None,
+    source: str = "json",
+    target: str = "jsonl",
+    text: str | None = None,
+    candidate: int = 0,
+    style: str = "markdown",
+    snap: str | None = None,
+    clamp: bool = False,
+    title: str | None = None,
+    proto_names: bool = False,
+) -> Iterator[str]:
+    """The output lines (without line ends) of ``command`` on the lines of one JSONL input.
+
+    Lines are numbered from 1, as the command line numbers the lines of a file; blank
+    lines are skipped but counted. The keywords are the command's options:
+    ``type_name`` (``--type``), ``source`` (``--from``: ``json`` or ``base64``),
+    ``target`` (``convert --to``: ``jsonl``, ``base64`` or ``text``), ``text``
+    (the contents of ``--text FILE``), ``candidate``, ``style``, ``snap``, ``clamp``,
+    ``title`` and ``proto_names``.
+
+    A line that fails becomes its error record ``{"line": N, "ok": false, …}``:
+    ``errors="inline"`` puts it in place (what ``render``/``validate``/``inspect
+    --jsonl`` write), ``"skip"`` leaves it out (what ``convert --from jsonl`` writes
+    to its output) and ``"only"`` yields the error records alone (its ``--errors``
+    file).
+    """
+    if errors not in ("inline", "skip", "only"):
+        raise ValueError(f"errors must be 'inline', 'skip' or 'only', not {errors!r}")
+    options = _options(
+        command, type_name, source, target, text, candidate, style, snap, clamp, title,
+        proto_names,
+    )  # fmt: skip
+    for number, line in enumerate(lines, 1):
+        raw = _raw(line)
+        if not raw.strip():
+            continue
+        result = _process_line(options, number, raw)
+        if result.error is not None:
+            if errors != "skip":
+                yield error_record(result)
+        elif errors != "only":
+            assert result.output is not None
+            yield result.output
+
+
+def process_line(
+    line: str | bytes,
+    command: Command,
+    *,
+    number: int = 1,
+    type_name: str | None = None,
+    source: str = "json",
+    target: str = "jsonl",
+    text: str | None = None,
+    candidate: int = 0,
+    style: str = "markdown",
+    snap: str | None = None,
+    clamp: bool = False,
+    title: str | None = None,
+    proto_names: bool = False,
+) -> str:
+    """The output line of ``command`` on one line (line ``number`` of its input), or,
+    when it fails, its error record; options as for :func:`process_lines`.
+
+    >>> process_line('{"answerText": "Hi", "citations": [{"endIndex": "2"}]}', "validate", number=7)
+    '{"line": 7, "ok": true, "problems": []}'
+    """
+    options = _options(
+        command, type_name, source, target, text, candidate, style, snap, clamp, title,
+        proto_names,
+    )  # fmt: skip
+    result = _process_line(options, number, _raw(line))
+    if result.error is not None:
+        return error_record(result)
+    assert result.output is not None
+    return result.output

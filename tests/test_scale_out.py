@@ -1,0 +1,216 @@
+"""Scale-out: the JSONL batch of the command line, run as a Dask bag (docs/scale-out.md).
+
+Dask is an optional extra (``pip install "grounding-protos[dask]"``); without it
+these tests skip. The bag runs on local worker processes; its output must equal,
+line for line, what ``grounding-protos … --jsonl`` writes for the same file. The
+facade itself (:mod:`grounding_protos.batch`) is checked against the command line
+without Dask too.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grounding_protos.batch import process_line, process_lines
+from grounding_protos.cli import main
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def example_line(name: str) -> bytes:
+    document = json.loads((EXAMPLES / name).read_text(encoding="utf-8"))
+    return json.dumps(document, ensure_ascii=False).encode()
+
+
+ANSWER_LINE = json.dumps(
+    {"answerText": "Grüße aus Köln.",
+     "citations": [{"startIndex": "12", "endIndex": "17", "sources": [{"referenceId": "0"}]}],
+     "references": [{"structuredDocumentInfo": {"title": "<b>Köln</b>",
+                                                "uri": "https://koeln.example"}}]},
+    ensure_ascii=False,
+).encode()  # fmt: skip
+LINES = [
+    example_line("gemini_response.json"),
+    example_line("discoveryengine_answer.json"),
+    b"",  # blank: skipped, still counted
+    example_line("broken_answer.json"),
+    b'{"answerText": "x",',  # broken JSON in the middle
+    b"\xff\xfe not UTF-8",
+    example_line("citation_metadata.json"),
+    ANSWER_LINE,
+    b'{"answerText": "a\rb",\r "citations": []}',  # a CR inside a line is not a line end
+    ANSWER_LINE,
+]
+DATA = b"\n".join(LINES) + b"\n"
+
+RUNS: list[tuple[list[str], dict[str, Any]]] = [
+    (["validate", "--jsonl"], {"command": "validate"}),
+    (["render", "--jsonl"], {"command": "render"}),
+    (["render", "--jsonl", "--style", "html"], {"command": "render", "style": "html"}),
+    (["render", "--jsonl", "--snap", "outward", "--clamp"],
+     {"command": "render", "snap": "outward", "clamp": True}),
+    (["inspect", "--jsonl"], {"command": "inspect"}),
+    (["validate", "--jsonl", "--type", "Answer"], {"command": "validate", "type_name": "Answer"}),
+    (["convert", "--type", "Answer", "--from", "jsonl", "--to", "jsonl"],
+     {"command": "convert", "type_name": "Answer", "errors": "skip"}),
+    (["convert", "--type", "Answer", "--from", "jsonl", "--to", "text"],
+     {"command": "convert", "type_name": "Answer", "target": "text", "errors": "skip"}),
+]  # fmt: skip
+IDS = [" ".join(argv) for argv, _ in RUNS]
+
+
+def cli_output(
+    argv: list[str],
+    path: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    errors: Path | None = None,
+) -> list[str]:
+    extra = ["--errors", str(errors)] if errors is not None else []
+    main([*argv, str(path), *extra])
+    return capsysbinary.readouterr().out.decode("utf-8").splitlines()
+
+
+@pytest.fixture
+def jsonl(tmp_path: Path) -> Path:
+    path = tmp_path / "in" / "answers.jsonl"
+    path.parent.mkdir()
+    path.write_bytes(DATA)
+    return path
+
+
+# --- The facade, against the command line -------------------------------------------------
+
+
+@pytest.mark.parametrize(("argv", "options"), RUNS, ids=IDS)
+def test_process_lines_writes_what_the_cli_writes(
+    argv: list[str], options: dict[str, Any], jsonl: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:  # fmt: skip
+    expected = cli_output(argv, jsonl, capsysbinary)
+    options = dict(options)
+    command = options.pop("command")
+    with jsonl.open("rb") as f:
+        assert list(process_lines(f, command, **options)) == expected
+    # text lines, as Dask reads them, give the same
+    with jsonl.open(encoding="utf-8", errors="surrogateescape", newline="\n") as t:
+        assert list(process_lines(t, command, **options)) == expected
+
+
+def test_error_records_go_where_asked(
+    jsonl: Path, tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    errors = tmp_path / "errors.jsonl"
+    argv = ["convert", "--type", "Answer", "--from", "jsonl", "--to", "base64"]
+    out = cli_output(argv, jsonl, capsysbinary, errors=errors)
+    lines = list(io.BytesIO(DATA))  # split at "\n" only, as the CLI does
+    options: dict[str, Any] = {"type_name": "Answer", "target": "base64"}
+    assert list(process_lines(lines, "convert", errors="skip", **options)) == out
+    kept = list(process_lines(lines, "convert", errors="only", **options))
+    assert kept == errors.read_text(encoding="utf-8").splitlines()
+    # lines 1 and 7 (Gemini, CitationMetadata) are no Answers
+    assert [json.loads(r)["line"] for r in kept] == [1, 5, 6, 7, 9]
+    inline = list(process_lines(lines, "convert", **options))
+    assert len(inline) == len(out) + len(kept)
+
+
+def test_process_line_is_one_line_of_process_lines() -> None:
+    lines = list(io.BytesIO(DATA))
+    everything = list(process_lines(lines, "render", style="html"))
+    one_by_one = [
+        process_line(line, "render", number=n, style="html")
+        for n, line in enumerate(lines, 1)
+        if line.strip()
+    ]
+    assert one_by_one == everything
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"command": "serve"}, "command must be one of"),
+        ({"command": "convert"}, "convert needs type_name"),
+        ({"command": "convert", "type_name": "Answer", "target": "json"}, "target must be"),
+        ({"command": "render", "source": "text"}, "source must be"),
+        ({"command": "render", "source": "base64"}, "needs type_name"),
+        ({"command": "render", "style": "rst"}, "style must be"),
+        ({"command": "render", "snap": "round"}, "snap must be"),
+        ({"command": "render", "errors": "drop"}, "errors must be"),
+    ],
+)
+def test_bad_options_fail_at_once(options: dict[str, Any], message: str) -> None:
+    options = dict(options)
+    command = options.pop("command")
+    with pytest.raises(ValueError, match=message):
+        list(process_lines([b"{}"], command, **options))
+
+
+def test_an_unknown_type_fails_at_once() -> None:
+    from grounding_protos import UnknownTypeError
+
+    with pytest.raises(UnknownTypeError):
+        process_line(b"{}", "validate", type_name="Answr")
+
+
+# --- The same conversion as a Dask bag, on local worker processes ---------------------------
+
+
+def dask_run(inputs: str, outputs: Path, command: str, **options: Any) -> list[str]:
+    """The recipe of docs/scale-out.md: one partition per input file, two processes."""
+    db = pytest.importorskip("dask.bag")
+    import dask
+
+    lines = db.read_text(inputs, linedelimiter="\n", errors="surrogateescape")
+    written = lines.map_partitions(process_lines, command, **options).to_textfiles(
+        str(outputs / "*.jsonl"), last_endline=True, compute=False
+    )
+    with dask.config.set(scheduler="processes", num_workers=2):
+        dask.compute(*written)
+    return sorted(str(p) for p in outputs.glob("*.jsonl"))
+
+
+@pytest.mark.parametrize(("argv", "options"), RUNS[:2] + RUNS[-2:-1], ids=IDS[:2] + IDS[-2:-1])
+def test_a_dask_bag_writes_what_the_cli_writes(
+    argv: list[str], options: dict[str, Any], jsonl: Path, tmp_path: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:  # fmt: skip
+    pytest.importorskip("dask.bag")
+    expected = cli_output(argv, jsonl, capsysbinary)
+    out = tmp_path / "out"
+    [written] = dask_run(str(jsonl), out, **options)
+    lines = Path(written).read_text(encoding="utf-8").splitlines()
+    if options["command"] == "convert":
+        # The order of a Struct's keys (a protobuf map) changes from one process to
+        # the next, in json_format's output as in ours: compare the JSON values.
+        assert [json.loads(line) for line in lines] == [json.loads(line) for line in expected]
+    else:
+        assert lines == expected
+
+
+def test_a_dask_bag_of_several_files_keeps_each_file_apart(
+    jsonl: Path, tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    pytest.importorskip("dask.bag")
+    shards = [jsonl.parent / f"part-{i}.jsonl" for i in range(3)]
+    for i, shard in enumerate(shards):
+        shard.write_bytes(b"".join(line + b"\n" for line in LINES[i * 3 : i * 3 + 5]))
+    jsonl.unlink()
+    expected = [cli_output(["render", "--jsonl"], shard, capsysbinary) for shard in shards]
+    written = dask_run(str(jsonl.parent / "part-*.jsonl"), tmp_path / "out", "render")
+    assert [Path(w).read_text(encoding="utf-8").splitlines() for w in written] == expected
+
+
+def test_the_facade_is_what_the_cli_runs(
+    monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """stdin or a file, the same lines come out (sanity check of the oracle)."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(DATA)))
+    main(["validate", "--jsonl"])
+    out = capsysbinary.readouterr().out.decode().splitlines()
+    assert out == list(process_lines(io.BytesIO(DATA), "validate"))
+    assert [json.loads(r)["line"] for r in out] == [1, 2, 4, 5, 6, 7, 8, 9, 10]
