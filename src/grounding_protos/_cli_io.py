@@ -142,6 +142,8 @@ def parse_json_document(data: bytes, label: str) -> dict[str, Any]:
         raise Failure(at(label, f"invalid JSON: {exc.msg} at {where}")) from exc
     except RecursionError as exc:
         raise Failure(at(label, "invalid JSON: nested too deeply")) from exc
+    except ValueError as exc:  # a number of more digits than int() takes
+        raise Failure(at(label, f"invalid JSON: {exc}")) from exc
     if not isinstance(value, dict):
         raise Failure(at(label, f"expected a JSON object, got {_json_kind(value)}"))
     return value

@@ -13,6 +13,7 @@ check.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -431,4 +432,7 @@ def _parts(parts: Sequence[object]) -> Iterator[RawPart]:
 def _float_or_none(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an int too large for a float
+        return math.inf if value > 0 else -math.inf

@@ -92,9 +92,27 @@ def _as_offset(value: object, unit: str, label: str | None) -> int:
         return operator.index(value)  # type: ignore[arg-type]
     except TypeError:
         prefix = f"{label}: " if label else ""
+        kind = type(value).__name__
         raise ArgumentTypeError(
-            f"{prefix}{_NAME[unit]} offset must be an int, not {type(value).__name__} {value!r}"
+            f"{prefix}{_NAME[unit]} offset must be an int, not {kind} {shown(value)}"
         ) from None
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` for an error message, also for an int too long for ``str()``.
+
+    Python refuses to convert ints of more than ``sys.get_int_max_str_digits()``
+    digits (4300 by default) to text; building the message must not raise.
+
+    >>> shown(-(10**5000))
+    '-<a 16610-bit integer>'
+    """
+    try:
+        return repr(value)
+    except ValueError:
+        if isinstance(value, int):
+            return f"{'-' if value < 0 else ''}<a {value.bit_length()}-bit integer>"
+        return f"<a {type(value).__name__} too large to show>"
 
 
 def _prefixed(label: str | None, message: str) -> str:
@@ -514,7 +532,7 @@ such as 2 or 4
             for i, pair in enumerate(pairs):
                 if not isinstance(pair, Sequence) or len(pair) != 2:
                     raise ArgumentTypeError(
-                        f"spans[{i}] must be a (start, end) pair, not {pair!r}"
+                        f"spans[{i}] must be a (start, end) pair, not {shown(pair)}"
                     ) from None
             raise
         firsts = self._many(starts, src, dst, start_snap, clamp, "spans[{}] start")
@@ -560,7 +578,7 @@ such as 2 or 4
                 raise OffsetError(
                     _prefixed(
                         label,
-                        f"{_NAME[unit]} offset {value} {where}; "
+                        f"{_NAME[unit]} offset {shown(value)} {where}; "
                         f"valid {_NAME[unit]} offsets are 0..{size}",
                     )
                 )
@@ -1006,7 +1024,8 @@ class PartMap:
         """``(part, offset within the part)`` of a joined-text offset."""
         unit = _check_unit(unit)
         value = self.index._one(offset, unit, unit, snap, clamp, "joined text")
-        part, value, _ = self._locate(value, value, unit, f"{_NAME[unit]} offset {offset}")
+        what = f"{_NAME[unit]} offset {shown(offset)}"
+        part, value, _ = self._locate(value, value, unit, what)
         return part, value
 
     def from_joined_span(
@@ -1030,13 +1049,14 @@ class PartMap:
         last = index._one(end, unit, unit, end_snap, clamp, "joined text span end")
         if first > last:
             raise OffsetError(_reversed_message("joined text span", start, end, unit))
-        return self._locate(first, last, unit, f"{_NAME[unit]} span ({start}, {end})")
+        what = f"{_NAME[unit]} span ({shown(start)}, {shown(end)})"
+        return self._locate(first, last, unit, what)
 
     def _check_part(self, part: object) -> int:
         value = _as_part(part)
         if not 0 <= value < len(self._parts):
             raise OffsetError(
-                f"part index {value} is out of range; valid part indexes are "
+                f"part index {shown(value)} is out of range; valid part indexes are "
                 + (f"0..{len(self._parts) - 1}" if self._parts else "none (there are no parts)")
             )
         return value
@@ -1081,11 +1101,12 @@ def _as_part(value: object) -> int:
         return operator.index(value)  # type: ignore[arg-type]
     except TypeError:
         raise ArgumentTypeError(
-            f"part index must be an int, not {type(value).__name__} {value!r}"
+            f"part index must be an int, not {type(value).__name__} {shown(value)}"
         ) from None
 
 
 def _reversed_message(label: str, start: object, end: object, unit: str) -> str:
     return (
-        f"{label} ({start}, {end}) is reversed: its start is after its end ({_NAME[unit]} offsets)"
+        f"{label} ({shown(start)}, {shown(end)}) is reversed: its start is after its end "
+        f"({_NAME[unit]} offsets)"
     )

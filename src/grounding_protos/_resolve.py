@@ -20,7 +20,7 @@ from grounding_protos._exceptions import (
 )
 from grounding_protos._inputs import RawAnswer, RawRef, RawSpan
 from grounding_protos._model import Citation, Problem, Source
-from grounding_protos._offsets import PartMap, Snap, SpanSnap, TextIndex
+from grounding_protos._offsets import PartMap, Snap, SpanSnap, TextIndex, shown
 
 # Problems after which a citation cannot be built: extract raises them.
 FATAL = frozenset(
@@ -84,8 +84,12 @@ class _Resolver:
         if isinstance(value, float) and value.is_integer():
             return int(value)
         if isinstance(value, str) and _INTEGER.fullmatch(value):
-            return int(value)
-        self.report("not-an-integer", f"expected an integer, got {value!r}", path)
+            try:
+                return int(value)
+            except ValueError:  # more digits than int() takes (sys.get_int_max_str_digits())
+                self.report("not-an-integer", f"integer of {len(value)} digits is too long", path)
+                return None
+        self.report("not-an-integer", f"expected an integer, got {shown(value)}", path)
         return None
 
     @staticmethod
@@ -93,7 +97,10 @@ class _Resolver:
         """A finite number, or ``None`` (validate checks scores on the whole tree)."""
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return None
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an int too large for a float
+            return None
         return number if math.isfinite(number) else None
 
     # --- the text -----------------------------------------------------------------
@@ -138,7 +145,7 @@ class _Resolver:
             return None
         if start > end:
             self.report(
-                "offset-inverted", f"start_index {start} is after end_index {end}",
+                "offset-inverted", f"start_index {shown(start)} is after end_index {shown(end)}",
                 f"{o}.end_index",
             )  # fmt: skip
             return None
@@ -157,6 +164,14 @@ class _Resolver:
                     f"{start}..{end}, {_short(cited)}",
                     f"{o}.text",
                 )
+        elif start < 0:  # out of range whatever the text
+            if not self.clamp:
+                self.report(
+                    "offset-out-of-range", f"byte offset {shown(start)} is negative",
+                    f"{o}.start_index",
+                )  # fmt: skip
+                return None
+            start, end = 0, max(end, 0)
         return Citation(
             start=start,
             end=end,
@@ -195,7 +210,8 @@ class _Resolver:
             if not 0 <= value <= limit:
                 self.report(
                     "offset-out-of-range",
-                    f"byte offset {value} is out of range: the text{where} has {limit} bytes",
+                    f"byte offset {shown(value)} is out of range: "
+                    f"the text{where} has {limit} bytes",
                     f"{o}.{name}",
                 )
                 return None
@@ -230,7 +246,7 @@ class _Resolver:
                 what = "the input has no content parts"
             self.report(
                 "part-index-out-of-range",
-                f"part_index {part} names no text part of the answer ({what}; "
+                f"part_index {shown(part)} names no text part of the answer ({what}; "
                 f"{len(raw_parts)} parts)",
                 path,
             )
@@ -264,14 +280,18 @@ class _Resolver:
         if isinstance(value, int) and not isinstance(value, bool):
             number = value
         elif isinstance(value, str) and value.isdecimal() and value.isascii():
-            number = int(value)
+            try:
+                number = int(value)
+            except ValueError:  # more digits than int() takes: out of range in any case
+                number = size
         if number is None:
-            self.report(f"{code}-not-a-number", f"{noun} {value!r} is not a number", ref.path)
+            self.report(f"{code}-not-a-number", f"{noun} {shown(value)} is not a number", ref.path)
             return None
         if not 0 <= number < size:
             self.report(
                 f"{code}-out-of-range",
-                f"{noun} {number} is out of range: {table} has {size} entries",
+                f"{noun} {value if isinstance(value, str) else shown(number)} is out of range: "
+                f"{table} has {size} entries",
                 ref.path,
             )
             return None

@@ -21,6 +21,7 @@ from google.protobuf.message import Message
 from grounding_protos._exceptions import UnsupportedInputError
 from grounding_protos._inputs import RawAnswer, classify, get, read_input, unwrap
 from grounding_protos._model import Problem
+from grounding_protos._offsets import shown
 from grounding_protos._pool import is_repeated
 from grounding_protos._resolve import resolve
 
@@ -143,12 +144,14 @@ def _scores(obj: object) -> list[Problem]:
     for path, value in _score_values(obj):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             problems.append(
-                Problem("score-not-a-number", f"expected a number, got {value!r}", path)
+                Problem("score-not-a-number", f"expected a number, got {shown(value)}", path)
             )
         elif not (0.0 <= value <= 1.0) or math.isnan(value):
-            problems.append(
-                Problem("score-out-of-range", f"score {float(value)!r} is outside [0, 1]", path)
-            )
+            try:
+                score = repr(float(value))
+            except OverflowError:  # an int too large for a float
+                score = shown(value)
+            problems.append(Problem("score-out-of-range", f"score {score} is outside [0, 1]", path))
     return problems
 
 

@@ -1,0 +1,87 @@
+"""The contracts every fuzz harness asserts (the same as ``tests/test_fuzz.py``).
+
+A violated contract raises ``AssertionError`` (or lets an unexpected exception
+through), which atheris reports as a crash and saves the input that caused it.
+Import this module inside ``atheris.instrument_imports()`` after the package, so
+that the package's modules are instrumented.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from grounding_protos import (
+    CitationError,
+    OffsetError,
+    Problem,
+    TextEncodingError,
+    UnsupportedInputError,
+    message_class,
+    message_types,
+    validate,
+)
+from grounding_protos._resolve import FATAL
+from grounding_protos.citations import Grounded, read, render, source_list
+from grounding_protos.offsets import TextIndex
+
+CLASSES = [message_class(name) for name in message_types()]
+_FATAL = FATAL | {"invalid-text"}
+
+
+def pick(data: bytes, choices: list[Any]) -> tuple[Any, bytes]:
+    """The choice the first byte selects, and the rest of ``data``."""
+    return choices[data[0] % len(choices)], data[1:]
+
+
+def check_downstream(obj: object, text: str | bytes | None = None, candidate: int = 0) -> None:
+    """validate never raises; read raises only the package's errors, exactly when
+    validate finds a fatal problem; what read returns renders back to its text."""
+    problems = validate(obj, text=text, candidate=candidate)
+    assert all(isinstance(p, Problem) and p.code for p in problems), problems
+    if text is None or (isinstance(text, str) and _has_utf8(text)):
+        assert not [p for p in problems if p.code == "invalid-text"], problems
+    fatal = [p for p in problems if p.code in _FATAL]
+    try:
+        grounded = read(obj, text=text, candidate=candidate)
+    except UnsupportedInputError:
+        assert not fatal, fatal
+        return
+    except (CitationError, OffsetError, TextEncodingError) as exc:
+        assert fatal, f"read raised {exc!r}, validate found nothing fatal: {problems}"
+        return
+    assert not fatal, f"read succeeded, validate found {fatal}"
+    check_grounded(grounded)
+
+
+def check_grounded(grounded: Grounded) -> None:
+    """Citations consistent with the text; no rendering changes a character."""
+    text = grounded.text
+    index = TextIndex(text) if text is not None else None
+    for c in grounded.citations:
+        assert 0 <= c.start <= c.end, c
+        if index is not None and text is not None:
+            assert index.to_char_span(c.start, c.end) == (c.char_start, c.char_end), c
+            assert c.text == text[c.char_start : c.char_end], c
+    if text is None:
+        return
+    citations = grounded.citations
+    assert render(text, citations, lambda pairs: "") == text
+    mark = next(ch for ch in "\x00\x01\ue000\U0010fffd|#" if ch not in text)
+    marked = render(text, citations, lambda pairs: mark + ",".join(str(n) for n, _ in pairs) + mark)
+    assert re.sub(f"{re.escape(mark)}[0-9,]*{re.escape(mark)}", "", marked) == text
+    page = render(text, citations, "html", highlight=True)
+    page = re.sub(r'<sup class="gp-cite">.*?</sup>', "", page, flags=re.DOTALL)
+    page = re.sub(r"</?mark\b[^>]*>", "", page)
+    assert html.unescape(page) == text
+    for style in ("markdown", "plain", "html"):
+        assert isinstance(source_list(text, citations, style), str)
+
+
+def _has_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
