@@ -11,9 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from google.protobuf import json_format
-
-from grounding_protos import from_bytes, validate
+from grounding_protos import codec, from_bytes, validate
 from grounding_protos.citations import extract, render, source_list
 from grounding_protos.discoveryengine_v1 import Answer
 from grounding_protos.offsets import TextIndex
@@ -33,7 +31,7 @@ def reference_title(reference: Answer.Reference) -> str:
 
 
 def main(path: Path) -> None:
-    answer = json_format.Parse(path.read_text(encoding="utf-8"), Answer())
+    answer = codec.from_json(Answer, path.read_text(encoding="utf-8"))
     text = TextIndex(answer.answer_text)
     print(f"{answer.DESCRIPTOR.full_name} from {path.name}: {len(answer.citations)} citations")
     print(f"text: {text.char_length} characters, {text.byte_length} UTF-8 bytes\n")
