@@ -80,7 +80,12 @@ def test_deep_answer_text_is_the_deep_dict() -> None:
 @pytest.mark.parametrize("depth", [120, 500, DEEP])
 def test_deep_json_text_is_a_parse_error(kind: str, depth: int) -> None:
     text = deep_answer_text(depth, kind)
-    assert outcome(lambda: json_format.Parse(text, Answer())) is json_format.ParseError
+    theirs = outcome(lambda: json_format.Parse(text, Answer()))
+    if theirs is None:  # protobuf < 7 counts only Struct fields toward the limit
+        assert codec.from_json(Answer, text) == json_format.Parse(text, Answer())
+        return
+    # json_format refuses: with ParseError, or (old runtimes, deep input) RecursionError.
+    assert theirs in (json_format.ParseError, RecursionError)
     with pytest.raises(JSONParseError) as caught:
         codec.from_json(Answer, text)
     assert isinstance(caught.value, json_format.ParseError)
@@ -93,11 +98,16 @@ def test_deep_json_text_is_a_parse_error(kind: str, depth: int) -> None:
 @pytest.mark.parametrize("depth", [99, 120, 500, DEEP])
 def test_deep_dict_is_a_parse_error_naming_the_path(kind: str, depth: int) -> None:
     data = deep_answer(depth, kind)
-    assert outcome(lambda: json_format.ParseDict(data, Answer())) is json_format.ParseError
+    theirs = outcome(lambda: json_format.ParseDict(data, Answer()))
+    if theirs is None:  # protobuf < 7 counts only Struct fields toward the limit
+        assert codec.from_dict(Answer, data) == json_format.ParseDict(data, Answer())
+        return
+    assert theirs in (json_format.ParseError, RecursionError)
     with pytest.raises(JSONParseError) as caught:
         codec.from_dict(Answer, data)
-    assert caught.value.path.startswith("references[0].chunkInfo.documentMetadata.structData.a")
-    assert "max_recursion_depth is 100" in str(caught.value)
+    assert caught.value.path.startswith("references[0].chunkInfo.documentMetadata.structData")
+    if theirs is json_format.ParseError:
+        assert "max_recursion_depth is 100" in str(caught.value)
     assert outcome(lambda: codec.from_dict(Answer, data, ignore_unknown_fields=True)) is (
         JSONParseError
     )
