@@ -22,7 +22,7 @@ from grounding_protos._exceptions import (
     MissingDependencyError,
 )
 from grounding_protos._extract import read
-from grounding_protos._inputs import get, items, read_input, unwrap
+from grounding_protos._inputs import get, items, unwrap
 from grounding_protos._model import Citation, Problem, Source, SourceKind
 from grounding_protos._registry import message_class
 from grounding_protos.dialogflow_v2beta1 import (
@@ -172,14 +172,12 @@ def _unkept(source: Source, kept: set[str], path: str, target: str) -> list[Prob
 
 def _copy_search_fields(obj: object, candidate: int, meta: GroundingMetadata) -> None:
     """Carry ``web_search_queries`` and the search entry point over from Gemini inputs."""
-    raw = read_input(obj, candidate=candidate)
-    if raw.shape not in ("grounding_metadata", "candidate"):
-        return
     source = unwrap(obj)
     if get(source, "candidates") is not None:
         source = unwrap(items(source, "candidates")[candidate])
-    if raw.shape == "candidate":
-        source = unwrap(get(source, "grounding_metadata"))
+    inner = get(source, "grounding_metadata")
+    if inner is not None:
+        source = unwrap(inner)
     meta.web_search_queries.extend(q for q in items(source, "web_search_queries")
                                    if isinstance(q, str))  # fmt: skip
     rendered = get(get(source, "search_entry_point"), "rendered_content")

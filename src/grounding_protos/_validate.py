@@ -14,7 +14,6 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from google.api import field_behavior_pb2  # type: ignore[import-untyped]
-from google.protobuf import json_format
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
@@ -24,6 +23,7 @@ from grounding_protos._model import Problem
 from grounding_protos._offsets import shown
 from grounding_protos._pool import is_repeated
 from grounding_protos._resolve import resolve
+from grounding_protos.codec import from_dict
 
 _SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
 _SCHEMA_OF_SHAPE = {
@@ -68,7 +68,7 @@ def validate(obj: object, *, text: str | bytes | None = None, candidate: int = 0
             return [*problems, Problem("unrecognized-input", _unrecognized(obj), "")]
         raise
     if isinstance(obj, Mapping):
-        problems += _json_types(obj, raw)
+        problems += _json_types(obj, raw, candidate)
     try:
         resolution = resolve(raw, text, collect=True)
     except Exception as exc:
@@ -205,39 +205,29 @@ def _elements(value: object) -> Iterator[tuple[int | None, object]]:
 # --- JSON value types ---------------------------------------------------------------
 
 
-def _json_types(obj: Mapping[Any, Any], raw: RawAnswer) -> list[Problem]:
+def _json_types(obj: Mapping[Any, Any], raw: RawAnswer, candidate: int) -> list[Problem]:
     """Values of the wrong JSON type, as json_format reports them against our schema."""
-    from grounding_protos._registry import message_class
-
-    targets: list[tuple[object, str, str]] = []
+    body: object = obj
+    if raw.prefix == "answer.":
+        body = get(obj, "answer")
+    elif raw.prefix.startswith("candidates["):
+        candidates = get(obj, "candidates")
+        body = candidates[candidate] if isinstance(candidates, list) else None
     if raw.shape in _SCHEMA_OF_SHAPE:
-        body = get(obj, "answer") if raw.prefix == "answer." else obj
-        if raw.prefix.startswith("candidates["):
-            body = _candidate_body(obj, raw)
-        targets.append((body, _SCHEMA_OF_SHAPE[raw.shape], raw.prefix.rstrip(".")))
+        targets = [(body, _SCHEMA_OF_SHAPE[raw.shape], raw.prefix.rstrip("."))]
     elif raw.shape == "candidate":
-        candidate = _candidate_body(obj, raw)
-        for name, shape in (("grounding_metadata", "grounding_metadata"),
-                            ("citation_metadata", "citation_metadata")):  # fmt: skip
-            targets.append((get(candidate, name), _SCHEMA_OF_SHAPE[shape], raw.prefix + name))
+        names = ("grounding_metadata", "citation_metadata")
+        targets = [(get(body, n), _SCHEMA_OF_SHAPE[n], raw.prefix + n) for n in names]
+    else:
+        targets = []
     problems = []
-    for body, full_name, path in targets:
-        if not isinstance(body, Mapping):
+    for part, full_name, path in targets:
+        if not isinstance(part, Mapping):
             continue
-        if classify(body) == "citation_metadata" and "citations" in body:
+        if classify(part) == "citation_metadata" and "citations" in part:
             continue  # Gemini/Vertex spelling, not the v1beta3 schema
         try:
-            json_format.ParseDict(
-                dict(body), message_class(full_name)(), ignore_unknown_fields=True
-            )
-        except Exception as exc:
+            from_dict(full_name, part, ignore_unknown_fields=True)
+        except Exception as exc:  # JSONParseError, or worse on hostile input
             problems.append(Problem("invalid-json-value", str(exc), path))
     return problems
-
-
-def _candidate_body(obj: Mapping[Any, Any], raw: RawAnswer) -> object:
-    if not raw.prefix.startswith("candidates["):
-        return obj
-    index = int(raw.prefix[len("candidates[") : raw.prefix.index("]")])
-    candidates = get(obj, "candidates")
-    return candidates[index] if isinstance(candidates, list) else None
