@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grounding_protos import (
+    ArgumentValueError,
     GroundingProtosError,
     JSONParseError,
     _codec,
@@ -726,7 +727,7 @@ def test_generated_source_is_readable_python() -> None:
     )
     assert emit is not None and "'groundingChunkIndices' not in d" in emit
     assert codec.generated_source(timestamp_pb2.Timestamp) is None
-    with pytest.raises(ValueError):
+    with pytest.raises(ArgumentValueError, match="kind must be"):
         codec.generated_source(Answer, "to_yaml")
 
 

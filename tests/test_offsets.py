@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grounding_protos import _offsets
-from grounding_protos._exceptions import GroundingProtosError
+from grounding_protos._exceptions import ArgumentValueError, GroundingProtosError
 from grounding_protos.offsets import (
     OffsetError,
     PartMap,
@@ -495,11 +495,11 @@ def test_snapping_examples() -> None:
         assert pairs.to_utf16s(bytes_, snap="ceil") == [0, 1, 3, 3, 3, 3, 4, 6, 6, 6, 6]
     with pytest.raises(OffsetError):
         index.to_char(99, snap="floor")  # snapping does not clamp
-    with pytest.raises(ValueError, match="snap must be"):
+    with pytest.raises(ArgumentValueError, match="snap must be"):
         index.to_char(1, snap="nearest")
-    with pytest.raises(ValueError, match="snap must be"):
+    with pytest.raises(ArgumentValueError, match="snap must be"):
         index.to_chars([1], snap="outward")
-    with pytest.raises(ValueError, match="unit must be"):
+    with pytest.raises(ArgumentValueError, match="unit must be"):
         index.convert(1, "bytes", "char")
 
 
@@ -518,6 +518,8 @@ def test_offset_error_is_a_value_error() -> None:
     assert issubclass(TextEncodingError, ValueError)
     assert issubclass(TextEncodingError, UnicodeError)
     assert issubclass(TextEncodingError, GroundingProtosError)
+    assert issubclass(ArgumentValueError, ValueError)
+    assert issubclass(ArgumentValueError, GroundingProtosError)
 
 
 def test_split_messages_name_offset_unit_limit_character_and_range() -> None:

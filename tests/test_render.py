@@ -22,7 +22,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grounding_protos._exceptions import ArgumentTypeError, GroundingProtosError, OffsetError
+from grounding_protos._exceptions import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    GroundingProtosError,
+    OffsetError,
+)
 from grounding_protos._model import Citation, Source
 from grounding_protos._render import number_sources, render, source_list
 
@@ -387,22 +392,22 @@ def test_snap_and_clamp() -> None:
         render(text, [beyond], snap="outward")
     with pytest.raises(OffsetError, match="splits"):
         render(text, [inside], clamp=True)
-    with pytest.raises(ValueError, match="snap"):
+    with pytest.raises(ArgumentValueError, match="snap"):
         render(text, [inside], snap="nearest")  # type: ignore[arg-type]
 
 
 def test_bad_arguments() -> None:
-    with pytest.raises(ValueError, match="style"):
+    with pytest.raises(ArgumentValueError, match="style"):
         render("x", [], "latex")  # type: ignore[arg-type]
     with pytest.raises(ArgumentTypeError, match="style"):
         render("x", [], 3)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="highlight"):
+    with pytest.raises(ArgumentValueError, match="highlight"):
         render("x", [], highlight=True)
     with pytest.raises(ArgumentTypeError, match="must return a str"):
         render("x", [cite("x", 0, 1, A)], lambda pairs: 1)  # type: ignore[arg-type,return-value]
     with pytest.raises(ArgumentTypeError, match="text must be a str"):
         render(b"x", [])  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="style"):
+    with pytest.raises(ArgumentValueError, match="style"):
         source_list("x", [], "rst")  # type: ignore[arg-type]
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from grounding_protos import ArgumentValueError
 from grounding_protos.batch import process_line, process_lines
 from grounding_protos.cli import main
 
@@ -146,7 +147,7 @@ def test_process_line_is_one_line_of_process_lines() -> None:
 def test_bad_options_fail_at_once(options: dict[str, Any], message: str) -> None:
     options = dict(options)
     command = options.pop("command")
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ArgumentValueError, match=message):
         list(process_lines([b"{}"], command, **options))
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from grounding_protos._exceptions import (
     AmbiguousTypeError,
     ArgumentTypeError,
+    ArgumentValueError,
     CitationError,
     GroundingProtosError,
     MissingDependencyError,
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AmbiguousTypeError",
     "ArgumentTypeError",
+    "ArgumentValueError",
     "CitationError",
     "GroundingProtosError",
     "JSONParseError",

@@ -19,7 +19,7 @@ from google.protobuf.descriptor_pool import DescriptorPool
 from google.protobuf.message import Message
 
 from grounding_protos import _codec_plan, _codec_support, _codec_text, _pool
-from grounding_protos._exceptions import ArgumentTypeError
+from grounding_protos._exceptions import ArgumentTypeError, ArgumentValueError
 from grounding_protos._protobuf_errors import JSONParseError
 from grounding_protos._registry import resolve_class
 
@@ -557,5 +557,5 @@ def generated_source(
     elif kind == "from_dict":
         plan = _codec_plan.parse_plan(descriptor, ignore_unknown_fields)
     else:
-        raise ValueError(f'kind must be "to_dict" or "from_dict", not {kind!r}')
+        raise ArgumentValueError(f'kind must be "to_dict" or "from_dict", not {kind!r}')
     return None if plan is None else plan.source

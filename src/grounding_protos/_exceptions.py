@@ -12,6 +12,7 @@ from __future__ import annotations
 __all__ = [
     "AmbiguousTypeError",
     "ArgumentTypeError",
+    "ArgumentValueError",
     "CitationError",
     "GroundingProtosError",
     "MissingDependencyError",
@@ -78,6 +79,11 @@ class NotBuiltError(GroundingProtosError, ImportError):
 
 class ArgumentTypeError(GroundingProtosError, TypeError):
     """Raised when an argument has the wrong Python type (``str`` for ``bytes``, …)."""
+
+
+class ArgumentValueError(GroundingProtosError, ValueError):
+    """Raised when an option's value is not one of those accepted (a ``unit``, ``snap``
+    or ``style`` name, …) or options contradict each other."""
 
 
 # --- Citations ----------------------------------------------------------------------

@@ -37,7 +37,12 @@ try:
 except ImportError:  # pragma: no cover - a CPython built without zlib
     _adler32 = None  # type: ignore[assignment]
 
-from grounding_protos._exceptions import ArgumentTypeError, OffsetError, TextEncodingError
+from grounding_protos._exceptions import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    OffsetError,
+    TextEncodingError,
+)
 
 Unit = Literal["byte", "char", "utf16"]
 """A unit of text position: UTF-8 bytes, code points or UTF-16 code units."""
@@ -70,12 +75,12 @@ _CSHIFT: Final = 6  # char-anchored tables: one entry per 64 characters
 def _check_unit(unit: object) -> Unit:
     if unit == "byte" or unit == "char" or unit == "utf16":
         return unit
-    raise ValueError(f"unit must be one of 'byte', 'char', 'utf16', not {unit!r}")
+    raise ArgumentValueError(f"unit must be one of 'byte', 'char', 'utf16', not {unit!r}")
 
 
 def _check_snap(snap: object) -> None:
     if snap is not None and snap != "floor" and snap != "ceil":
-        raise ValueError(f"snap must be None, 'floor' or 'ceil', not {snap!r}")
+        raise ArgumentValueError(f"snap must be None, 'floor' or 'ceil', not {snap!r}")
 
 
 def _span_snaps(snap: object) -> tuple[Snap | None, Snap | None]:

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final, Literal
 
-from grounding_protos._exceptions import ArgumentTypeError, OffsetError
+from grounding_protos._exceptions import ArgumentTypeError, ArgumentValueError, OffsetError
 from grounding_protos._model import Citation, Source
 from grounding_protos._offsets import SpanSnap, TextIndex
 
@@ -185,7 +185,7 @@ def render(
     """
     if isinstance(style, str):
         if style not in _STYLES:
-            raise ValueError(
+            raise ArgumentValueError(
                 f"style must be 'markdown', 'html', 'plain' or a callable, not {style!r}"
             )
     elif not callable(style):
@@ -193,7 +193,7 @@ def render(
             f"style must be 'markdown', 'html', 'plain' or a callable, not {type(style).__name__}"
         )
     if highlight and style != "html":
-        raise ValueError("highlight=True needs style='html'")
+        raise ArgumentValueError("highlight=True needs style='html'")
     plan = _Plan(text, citations, snap, clamp)
     groups = plan.groups
     if style == "html":
@@ -276,7 +276,7 @@ def source_list(
     [2] Trap — javascript:alert(1)
     """
     if style not in _STYLES:
-        raise ValueError(f"style must be 'markdown', 'html' or 'plain', not {style!r}")
+        raise ArgumentValueError(f"style must be 'markdown', 'html' or 'plain', not {style!r}")
     plan = _Plan(text, citations, snap, clamp)
     numbered = list(enumerate(plan.sources, 1))
     if not numbered:

@@ -21,6 +21,7 @@ from typing import Literal
 
 from grounding_protos._cli_commands import Options, error_record
 from grounding_protos._cli_commands import process_line as _process_line
+from grounding_protos._exceptions import ArgumentValueError
 
 __all__ = ["Command", "ErrorMode", "process_line", "process_lines"]
 
@@ -46,27 +47,29 @@ def _options(
     from grounding_protos._registry import message_class
 
     if command not in _COMMANDS:
-        raise ValueError(f"command must be one of {', '.join(_COMMANDS)}, not {command!r}")
+        raise ArgumentValueError(f"command must be one of {', '.join(_COMMANDS)}, not {command!r}")
     if type_name is not None:
         message_class(type_name)  # a wrong name fails now, not on every line
     if command == "convert":
         if type_name is None:
-            raise ValueError("convert needs type_name (the --type of every line)")
+            raise ArgumentValueError("convert needs type_name (the --type of every line)")
         if target not in ("jsonl", "base64", "text"):
-            raise ValueError(f"target must be 'jsonl', 'base64' or 'text', not {target!r}")
+            raise ArgumentValueError(f"target must be 'jsonl', 'base64' or 'text', not {target!r}")
         # as `convert --from jsonl`: one message per line in, one line out
         return Options(
             "convert", type_name=type_name, source="jsonl", target=target, compact=True,
             proto_names=proto_names,
         )  # fmt: skip
     if source not in ("json", "base64"):
-        raise ValueError(f"source must be 'json' or 'base64', not {source!r}")
+        raise ArgumentValueError(f"source must be 'json' or 'base64', not {source!r}")
     if source == "base64" and type_name is None:
-        raise ValueError("source='base64' needs type_name: wire bytes do not say their type")
+        raise ArgumentValueError(
+            "source='base64' needs type_name: wire bytes do not say their type"
+        )
     if style not in ("markdown", "html", "plain"):
-        raise ValueError(f"style must be 'markdown', 'html' or 'plain', not {style!r}")
+        raise ArgumentValueError(f"style must be 'markdown', 'html' or 'plain', not {style!r}")
     if snap not in (None, "floor", "ceil", "outward"):
-        raise ValueError(f"snap must be 'floor', 'ceil', 'outward' or None, not {snap!r}")
+        raise ArgumentValueError(f"snap must be 'floor', 'ceil', 'outward' or None, not {snap!r}")
     return Options(
         command,  # type: ignore[arg-type]
         type_name=type_name,
@@ -117,7 +120,7 @@ def process_lines(
     file).
     """
     if errors not in ("inline", "skip", "only"):
-        raise ValueError(f"errors must be 'inline', 'skip' or 'only', not {errors!r}")
+        raise ArgumentValueError(f"errors must be 'inline', 'skip' or 'only', not {errors!r}")
     options = _options(
         command, type_name, source, target, text, candidate, style, snap, clamp, title,
         proto_names,
