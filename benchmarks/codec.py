@@ -10,6 +10,9 @@ about ten seconds). Not a test: the goals are printed next to the figures, nothi
   default ``indent=2`` text, and compact text).
 - Every message type of the package, each with all of its fields set (repeated ones
   twice, nesting three levels deep).
+- Floors (``_floors.py``): each half of ``to_dict`` and ``from_dict`` on the payload
+  timed alone as the least Python that does it, and the most any Python codec could
+  reach from them.
 - If orjson is installed: its ``loads``/``dumps`` against the stdlib on the payload.
 
 Each figure is the best per-call time over interleaved rounds, GC enabled.
@@ -25,6 +28,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import _floors
 from google.protobuf import __version__ as protobuf_version
 from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
@@ -186,6 +190,44 @@ def compare(message: Message, budget: float) -> dict[str, tuple[float, float]]:
     return results
 
 
+def print_floors(answer: Message, budget: float) -> None:
+    """The floors of ``_floors`` beside both codecs, and the ceilings they imply."""
+    _floors.check(answer)
+    data = json_format.MessageToDict(answer)
+    raw, values = _floors.raw_values(answer), _floors.converted_values(answer)
+    cls = type(answer)
+    to_ours, to_theirs, read, build, from_ours, from_theirs, walk, write = best(
+        [
+            lambda: codec.to_dict(answer),
+            lambda: json_format.MessageToDict(answer),
+            lambda: _floors.read_all(answer),
+            lambda: _floors.build_dict(raw),
+            lambda: codec.from_dict(cls, data),
+            lambda: json_format.ParseDict(data, cls()),
+            lambda: _floors.walk_json(data),
+            lambda: _floors.write_all(values),
+        ],
+        budget * 2,
+    )
+    print("\nFloors on the payload: each half alone, as the least Python that does it")
+    for label, seconds in (
+        ("to_dict: read every value through the message API", read),
+        ("to_dict: build json_format's dict from read values", build),
+        ("from_dict: walk the JSON, look keys up, check values", walk),
+        ("from_dict: set every value through the message API", write),
+    ):
+        print(f"  {label:56s}{seconds * 1e6:8.1f} µs")
+    for name, theirs, ours, floor, goal in (
+        ("to_dict", to_theirs, to_ours, read + build, 5),
+        ("from_dict", from_theirs, from_ours, walk + write, 10),
+    ):
+        print(
+            f"  {name}: at most {theirs / floor:.1f}x json_format for any Python codec "
+            f"(goal {goal}x); codec {theirs / ours:.1f}x, "
+            f"{(ours - floor) * 1e6:.0f} µs above the floors"
+        )
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
     budget = 0.3 if quick else 2.0  # seconds per comparison on the payload
@@ -209,6 +251,8 @@ def main() -> None:
             else f">= {goal:.0f}x  {'met' if theirs / ours >= goal else 'NOT met'}"
         )
         print(f"{name:18s}{theirs:11.1f} µs{ours:9.1f} µs{theirs / ours:8.1f}x  {mark}")
+
+    print_floors(answer, budget)
 
     print("\nEvery message type, all fields set (ratios: json_format time / codec time)")
     print(f"{'type':66s}{'to_dict':>9s}{'from_dict':>11s}{'to_json':>9s}{'from_json':>11s}")
