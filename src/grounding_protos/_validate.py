@@ -17,11 +17,13 @@ from google.api import field_behavior_pb2  # type: ignore[import-untyped]
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
+from grounding_protos._access import get, unwrap
 from grounding_protos._exceptions import UnsupportedInputError
-from grounding_protos._inputs import RawAnswer, classify, get, read_input, unwrap
+from grounding_protos._inputs import classify, read_input
 from grounding_protos._model import Problem
 from grounding_protos._offsets import shown
 from grounding_protos._pool import is_repeated
+from grounding_protos._raw import RawAnswer
 from grounding_protos._resolve import resolve
 from grounding_protos.codec import from_dict
 
@@ -70,7 +72,7 @@ def validate(obj: object, *, text: str | bytes | None = None, candidate: int = 0
     if isinstance(obj, Mapping):
         problems += _json_types(obj, raw, candidate)
     try:
-        resolution = resolve(raw, text, collect=True)
+        resolution = resolve(raw, text, mode="collect")
     except Exception as exc:
         return [*problems, Problem("invalid-text", str(exc), "")]
     problems += resolution.problems
