@@ -26,12 +26,31 @@ _CAMEL = re.compile(r"_([a-z0-9])")
 
 
 def camel(name: str) -> str:
-    """``start_index`` -> ``startIndex`` (proto3 JSON names)."""
-    return _CAMEL.sub(lambda m: m.group(1).upper(), name)
+    """``start_index`` -> ``startIndex`` (proto3 JSON names).
+
+    >>> camel("grounding_chunk_indices"), camel("text")
+    ('groundingChunkIndices', 'text')
+    """
+    spelled = _CAMELS.get(name)
+    if spelled is None:
+        spelled = _CAMEL.sub(lambda m: m.group(1).upper(), name)
+        if len(_CAMELS) < 4096:  # field names are few; never grow without bound
+            _CAMELS[name] = spelled
+    return spelled
+
+
+_CAMELS: dict[str, str] = {}
+_MISSING: Any = object()
 
 
 def get(obj: object, name: str) -> Any:
     """Field ``name`` (snake_case) of ``obj``, or ``None`` when absent or unset."""
+    if type(obj) is dict:  # REST JSON: the common case, without an ABC check
+        value = obj.get(name, _MISSING)
+        if value is not _MISSING:
+            return value
+        spelled = camel(name)
+        return obj.get(spelled) if spelled != name else None
     if obj is None:
         return None
     if isinstance(obj, Mapping):
@@ -56,6 +75,9 @@ def has(obj: object, name: str) -> bool:
     value = get(obj, name)
     if value is None:
         return False
+    kind = type(value)
+    if kind is str or kind is list or kind is dict:
+        return len(value) > 0
     if isinstance(value, (str, bytes, Mapping)) or hasattr(value, "__len__"):
         try:
             return len(value) > 0
@@ -67,6 +89,8 @@ def has(obj: object, name: str) -> bool:
 def items(obj: object, name: str) -> list[Any]:
     """The elements of a repeated field (``[]`` when absent; a non-list counts as absent)."""
     value = get(obj, name)
+    if type(value) is list:
+        return value  # callers only read it
     if value is None or isinstance(value, (str, bytes, Mapping)):
         return []
     try:

@@ -15,7 +15,7 @@ from grounding_protos._offsets import Unit
 Shape = Literal["answer", "grounding_metadata", "citation_metadata", "candidate", "none"]
 
 
-@dataclass
+@dataclass(slots=True)
 class RawRef:
     """A pointer from a span to a source: a chunk index or a ``reference_id``."""
 
@@ -24,7 +24,7 @@ class RawRef:
     kind: Literal["chunk_index", "reference_id"]
 
 
-@dataclass
+@dataclass(slots=True)
 class RawSpan:
     """A span as found in the input, values unchecked."""
 
@@ -42,7 +42,7 @@ class RawSpan:
     source_scores: list[object] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(slots=True)
 class RawPart:
     """One part of the answer's content (Gemini), by its index among all parts."""
 

@@ -23,6 +23,8 @@ from grounding_protos._offsets import PartMap, Snap, SpanSnap, TextIndex, Unit, 
 from grounding_protos._raw import RawAnswer, RawRef, RawSpan
 
 Mode = Literal["strict", "repair", "skip", "collect"]
+_NOUNS = {"byte": "byte offset", "char": "character offset", "utf16": "UTF-16 offset"}
+_PLURALS = {"byte": "bytes", "char": "characters", "utf16": "UTF-16 units"}
 REPAIR_WINDOW = 128
 """How far (in characters, either side) a span is looked for on its own text."""
 
@@ -73,6 +75,8 @@ class _Resolver:
         self.snap = snap
         self.clamp = clamp
         self.problems: list[Problem] = []
+        self.extents: dict[tuple[int, int], tuple[int, int]] = {}  # part chars -> unit bounds
+        self.table = [source for _, source in raw.sources]
 
     def report(self, code: str, message: str, path: str) -> None:
         """A problem of one span: raised, recorded as a skip, or collected, by the mode."""
@@ -149,12 +153,24 @@ class _Resolver:
         self, span: RawSpan, index: TextIndex | None, parts: PartMap | None
     ) -> Citation | None:
         o = span.offsets_path
-        start = self.integer(span.start, f"{o}.start_index")
-        end = self.integer(span.end, f"{o}.end_index")
-        part = self.integer(span.part, f"{o}.part_index", default=None)
+        # ints (and absent values) are the common case: checked without a call
+        start = span.start
+        if type(start) is not int:
+            start = self.integer(start, f"{o}.start_index")
+        end = span.end
+        if type(end) is not int:
+            end = self.integer(end, f"{o}.end_index")
+        part = span.part
+        if part is not None and type(part) is not int:
+            part = self.integer(part, f"{o}.part_index", default=None)
         sources = self.sources(span)
-        score = self.score(span.score)
-        source_scores = tuple(s for s in map(self.score, span.source_scores) if s is not None)
+        score = None if span.score is None else self.score(span.score)
+        scores = span.source_scores
+        source_scores: tuple[float, ...] = (
+            tuple(scores)  # type: ignore[arg-type]
+            if all(type(s) is float and 0.0 <= s <= 1.0 for s in scores)
+            else tuple(s for s in map(self.score, scores) if s is not None)
+        )
         if start is None or end is None or sources is None:
             return None
         char_start = char_end = None
@@ -214,14 +230,17 @@ class _Resolver:
             (first, last), where = bounds, f" of part {part or 0}" if parts else ""
         placed = self.place(span, start, end, first, last, where, index)
         wanted = span.segment_text if isinstance(span.segment_text, str) else None
-        if isinstance(placed, tuple) and (wanted is None or index.text[slice(*placed)] == wanted):
+        if type(placed) is tuple and (wanted is None or index.text[slice(*placed)] == wanted):
             char_start, char_end = placed
+            if unit == "byte" and self.snap is None and not self.clamp:  # already exact
+                origin = self.extent(first, last, index)[0]
+                return origin + start, origin + end, char_start, char_end
             return index.to_byte(char_start), index.to_byte(char_end), char_start, char_end
         problem = placed if isinstance(placed, Problem) else self.mismatch(span, placed, index)
         if self.mode == "strict" or wanted is None:
             self.report(problem.code, problem.message, problem.path)
             return None
-        origin = index.convert(first, "char", unit) if first else 0
+        origin = self.extent(first, last, index)[0]
         found = _reanchor(wanted, origin + start, origin + end, first, last, unit, index)
         if isinstance(found, str):  # not repairable
             self.report(problem.code, f"{problem.message} (not repairable: {found})", problem.path)
@@ -229,7 +248,7 @@ class _Resolver:
         char_start, char_end = found
         new_start = index.convert(char_start, "char", unit) - origin
         new_end = index.convert(char_end, "char", unit) - origin
-        names = {"byte": "bytes", "char": "characters", "utf16": "UTF-16 units"}[unit]
+        names = _PLURALS[unit]
         drift = Problem(
             "offset-drift",
             (f"re-anchored from {names} {start}..{end} to {new_start}..{new_end}{where} "
@@ -248,19 +267,17 @@ class _Resolver:
     ) -> tuple[int, int] | Problem:  # fmt: skip
         """The character span of offsets ``start..end`` (in the input's unit) within the
         characters ``first..last`` of the text, or the problem that prevents it."""
-        o = span.offsets_path
         unit = self.raw.unit
-        noun = {"byte": "byte offset", "char": "character offset", "utf16": "UTF-16 offset"}[unit]
-        origin = index.convert(first, "char", unit) if first else 0
-        limit = index.convert(last, "char", unit) - origin
+        origin, limit = self.extent(first, last, index)
         if self.clamp:
             start, end = min(max(start, 0), limit), min(max(end, 0), limit)
+        o = span.offsets_path
         for name, value in (("start_index", start), ("end_index", end)):
             if not 0 <= value <= limit:
                 return Problem(
                     "offset-out-of-range",
-                    f"{noun} {shown(value)} is out of range: the text{where} has {limit} "
-                    f"{'bytes' if unit == 'byte' else 'characters' if unit == 'char' else 'units'}",
+                    f"{_NOUNS[unit]} {shown(value)} is out of range: the text{where} has "
+                    f"{limit} {_PLURALS[unit]}",
                     f"{o}.{name}",
                 )
         if start > end:
@@ -288,6 +305,20 @@ class _Resolver:
                     f"{o}.{name}",
                 )  # fmt: skip
         return chars[0], chars[1]
+
+    def extent(self, first: int, last: int, index: TextIndex) -> tuple[int, int]:
+        """Where the characters ``first..last`` start, and how long they are, in the
+        input's unit (computed once per part)."""
+        extent = self.extents.get((first, last))
+        if extent is None:
+            unit = self.raw.unit
+            origin = index.convert(first, "char", unit) if first else 0
+            if last == index.char_length:
+                end = index.length(unit)
+            else:
+                end = index.convert(last, "char", unit)
+            extent = self.extents[(first, last)] = (origin, end - origin)
+        return extent
 
     def mismatch(self, span: RawSpan, placed: tuple[int, int], index: TextIndex) -> Problem:
         cited = index.text[slice(*placed)]
@@ -328,15 +359,20 @@ class _Resolver:
     def sources(self, span: RawSpan) -> tuple[Source, ...] | None:
         if span.inline_source is not None:
             return (span.inline_source,)
-        table = self.raw.sources
+        table = self.table
+        size = len(table)
         out: list[Source] = []
         ok = True
         for ref in span.refs:
-            number = self.reference(ref, len(table))
+            value = ref.value
+            if type(value) is int and 0 <= value < size:  # the common case, checked
+                out.append(table[value])
+                continue
+            number = self.reference(ref, size)
             if number is None:
                 ok = False
             else:
-                out.append(table[number][1])
+                out.append(table[number])
         return tuple(out) if ok else None
 
     def reference(self, ref: RawRef, size: int) -> int | None:

@@ -164,14 +164,38 @@ def _score_values(obj: object) -> Iterator[tuple[str, object]]:
         if depth > _MAX_DEPTH:
             continue
         for name, value in _children(node):
-            child = f"{path}.{name}" if path else name
             if name.endswith("_score"):
-                yield child, value
-            elif name.endswith("_scores"):
+                yield (f"{path}.{name}" if path else name), value
+                continue
+            kind = type(value)
+            if kind in _LEAVES and not name.endswith("_scores"):
+                continue  # most of a response: nothing to look into
+            child = f"{path}.{name}" if path else name
+            if name.endswith("_scores"):
                 yield from ((f"{child}[{i}]", v) for i, v in _elements(value) if i is not None)
+            elif kind is list:
+                elements: list[object] = value  # type: ignore[assignment]
+                stack.extend(
+                    (item, f"{child}[{i}]", depth + 1)
+                    for i, item in enumerate(elements)
+                    if type(item) not in _LEAVES
+                )
             else:
                 for i, item in _elements(value):
                     stack.append((item, child if i is None else f"{child}[{i}]", depth + 1))
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None), bytes})
+_SNAKES: dict[str, str] = {}
+
+
+def _snake(key: str) -> str:
+    name = _SNAKES.get(key)
+    if name is None:
+        name = _SNAKE.sub("_", key).lower()
+        if len(_SNAKES) < 4096:
+            _SNAKES[key] = name
+    return name
 
 
 def _children(node: object) -> Iterator[tuple[str, object]]:
@@ -181,7 +205,7 @@ def _children(node: object) -> Iterator[tuple[str, object]]:
     elif isinstance(node, Mapping):
         for key, value in node.items():
             if isinstance(key, str):
-                yield _SNAKE.sub("_", key).lower(), value
+                yield _snake(key), value
     elif hasattr(node, "model_dump"):  # google-genai (pydantic) objects
         try:
             dumped = node.model_dump(exclude_none=True)
