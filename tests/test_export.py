@@ -122,6 +122,38 @@ def test_discovery_engine_answer(unit: Unit) -> None:
     assert got == expected_pairs(unit) * 2  # the citations, then the grounding supports
 
 
+def test_google_genai_response_object_and_candidate_choice() -> None:
+    genai = pytest.importorskip("google.genai.types", reason="google-genai is a test extra")
+    response = genai.GenerateContentResponse.model_validate(cases.gemini_response_json())
+    annotations = to_openai_annotations(response, unit="utf16")
+    got = [(a["url"], a["title"], a["start_index"], a["end_index"]) for a in annotations]
+    assert got == expected_pairs("utf16")
+    # A second candidate with another text: candidate= picks it.
+    two = cases.gemini_response_json()
+    other = "👩🏽\u200d💻 Zürich"
+    two["candidates"].append(
+        {
+            "content": {"parts": [{"text": other}]},
+            "groundingMetadata": {
+                "groundingChunks": [{"web": {"uri": "https://z.example", "title": "Z"}}],
+                "groundingSupports": [
+                    {
+                        "segment": {"startIndex": len("👩🏽\u200d💻 ".encode()), "endIndex": 23},
+                        "groundingChunkIndices": [0],
+                    }
+                ],
+            },
+        }
+    )
+    [record] = to_openai_annotations(two, candidate=1, unit="utf16")
+    assert (record["url"], record["start_index"], record["end_index"]) == (
+        "https://z.example",
+        8,
+        14,
+    )
+    assert other.encode("utf-16-le")[16:28].decode("utf-16-le") == "Zürich"
+
+
 def _mixed_sources() -> Grounded:
     text = "Café 👍🏽 at 東京駅; 👩🏽\u200d💻 works."
     web = Source(uri="https://cafe.example", title="Café", kind="web", domain="cafe.example")
