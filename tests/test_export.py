@@ -447,3 +447,13 @@ def test_langchain_content_block_types_accept_the_records() -> None:
     for annotation in block["annotations"]:
         assert set(annotation) <= allowed_citation
         assert TypeAdapter(lc.Citation).validate_python(annotation, strict=True) == annotation
+
+
+def test_langchain_messages_keep_the_blocks_as_they_are() -> None:
+    pytest.importorskip("langchain_core")
+    from langchain_core.messages import AIMessage
+
+    blocks = to_langchain_blocks(cases.gemini_response_json(), unit="utf16")
+    message = AIMessage(content_blocks=blocks)  # type: ignore[arg-type]
+    assert message.content_blocks == blocks
+    assert message.text == cases.joined()
