@@ -82,3 +82,17 @@ def test_export_benchmark_prints_a_ratio_per_export_and_unit(
     out = capsys.readouterr().out
     assert "100 citations" in out and "read (baseline)" in out
     assert out.count("x read)") == 9  # 3 exports x 3 units
+
+
+def test_read_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        read_benchmark = importlib.import_module("read")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    results = read_benchmark.main(repeat=1, number=2, lines=3)
+    assert set(results) == {
+        "read_gemini_vs_json_loads", "read_answer_vs_fromstring", "validate_vs_read_gemini",
+        "validate_vs_read_answer", "batch_vs_per_line",
+    }  # fmt: skip
+    assert capsys.readouterr().out.count("goal <=") == 6

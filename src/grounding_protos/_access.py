@@ -53,21 +53,58 @@ def get(obj: object, name: str) -> Any:
         return obj.get(spelled) if spelled != name else None
     if obj is None:
         return None
+    if isinstance(obj, Message):
+        plan = _plan(obj.DESCRIPTOR, name)
+        if plan is None:
+            return None
+        field, presence = plan
+        if presence and not obj.HasField(field):
+            return None
+        return getattr(obj, field)
     if isinstance(obj, Mapping):
         if name in obj:
             return obj[name]
         return obj.get(camel(name))
-    if isinstance(obj, Message):
-        fields = obj.DESCRIPTOR.fields_by_name
-        # proto-plus libraries name fields that shadow builtins with a "_" (license_).
-        descriptor = fields.get(name) or fields.get(name + "_")
-        if descriptor is None:
-            return None
-        name = descriptor.name
-        if not is_repeated(descriptor) and descriptor.has_presence and not obj.HasField(name):
-            return None
-        return getattr(obj, name)
     return getattr(obj, name, None)
+
+
+_PLANS: dict[tuple[Any, str], tuple[str, bool] | None] = {}
+
+
+def _plan(descriptor: Any, name: str) -> tuple[str, bool] | None:
+    """How to read field ``name`` of a message type: its proto name and whether it has
+    presence to check; ``None`` when the type has no such field (cached per type)."""
+    key = (descriptor, name)
+    plan = _PLANS.get(key, _MISSING)
+    if plan is _MISSING:
+        fields = descriptor.fields_by_name
+        # proto-plus libraries name fields that shadow builtins with a "_" (license_).
+        field = fields.get(name) or fields.get(name + "_")
+        if field is None:
+            plan = None
+        else:
+            plan = (field.name, not is_repeated(field) and field.has_presence)
+        if len(_PLANS) < 8192:  # types x field names: few, but never unbounded
+            _PLANS[key] = plan
+    return plan  # type: ignore[no-any-return]
+
+
+def fields(obj: object, *names: str) -> list[Any]:
+    """Several fields of ``obj`` at once, as :func:`get` reads each one.
+
+    >>> fields({"startIndex": 3, "text": "é"}, "start_index", "end_index", "text")
+    [3, None, 'é']
+    """
+    if type(obj) is not dict:
+        return [get(obj, name) for name in names]
+    out = []
+    for name in names:
+        value = obj.get(name, _MISSING)
+        if value is _MISSING:
+            spelled = camel(name)
+            value = obj.get(spelled) if spelled != name else None
+        out.append(value)
+    return out
 
 
 def has(obj: object, name: str) -> bool:

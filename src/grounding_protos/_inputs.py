@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from google.protobuf.message import Message
 
 from grounding_protos._access import (
+    fields,
     float_or_none,
     get,
     has,
@@ -208,20 +209,21 @@ def _read_grounding_metadata(meta: object, prefix: str, raw: RawAnswer) -> None:
         raw.sources.append((f"{prefix}grounding_chunks[{i}]", _chunk_source(chunk, i)))
     for i, support in enumerate(items(meta, "grounding_supports")):
         path = f"{prefix}grounding_supports[{i}]"
-        segment = get(support, "segment")
-        span = RawSpan(
-            path,
-            f"{path}.segment",
-            get(segment, "start_index"),
-            get(segment, "end_index"),
-            "support",
-            part=get(segment, "part_index"),
-            part_relative=True,
-            segment_text=get(segment, "text"),
+        segment, indices, scores = fields(
+            support, "segment", "grounding_chunk_indices", "confidence_scores"
         )
-        for j, index in enumerate(items(support, "grounding_chunk_indices")):
-            span.refs.append(RawRef(f"{path}.grounding_chunk_indices[{j}]", index, "chunk_index"))
-        span.source_scores = items(support, "confidence_scores")
+        start, end, part, text = fields(segment, "start_index", "end_index", "part_index", "text")
+        span = RawSpan(
+            path, f"{path}.segment", start, end, "support", part=part, part_relative=True,
+            segment_text=text,
+        )  # fmt: skip
+        if type(indices) is not list:
+            indices = items(support, "grounding_chunk_indices")
+        span.refs = [
+            RawRef(f"{path}.grounding_chunk_indices[{j}]", index, "chunk_index")
+            for j, index in enumerate(indices)
+        ]
+        span.source_scores = scores if type(scores) is list else items(support, "confidence_scores")
         raw.spans.append(span)
 
 

@@ -77,6 +77,7 @@ class _Resolver:
         self.problems: list[Problem] = []
         self.extents: dict[tuple[int, int], tuple[int, int]] = {}  # part chars -> unit bounds
         self.table = [source for _, source in raw.sources]
+        self.hints: dict[int, tuple[int, int]] = {}  # id(span) -> its characters, checked
 
     def report(self, code: str, message: str, path: str) -> None:
         """A problem of one span: raised, recorded as a skip, or collected, by the mode."""
@@ -228,7 +229,8 @@ class _Resolver:
             if bounds is None:
                 return None
             (first, last), where = bounds, f" of part {part or 0}" if parts else ""
-        placed = self.place(span, start, end, first, last, where, index)
+        hint = self.hints.get(id(span)) if not first and last == index.char_length else None
+        placed = hint or self.place(span, start, end, first, last, where, index)
         wanted = span.segment_text if isinstance(span.segment_text, str) else None
         if type(placed) is tuple and (wanted is None or index.text[slice(*placed)] == wanted):
             char_start, char_end = placed
@@ -474,6 +476,8 @@ def resolve(
     try:
         index, parts = resolver.text(text)
         result = Resolution(index.text if index is not None else None)
+        if index is not None and parts is None:
+            resolver.hints = _bulk_chars(raw, index, snap, clamp)
         for span in raw.spans:
             citation = resolver.span(span, index, parts)
             if citation is not None:
@@ -482,6 +486,36 @@ def resolve(
         _raise(stop.problem)
     result.problems = resolver.problems
     return result
+
+
+def _bulk_chars(
+    raw: RawAnswer, index: TextIndex, snap: SpanSnap | None, clamp: bool
+) -> dict[int, tuple[int, int]]:
+    """The character spans of every span whose byte offsets are plain ints in range, in
+    one bulk conversion (by ``id`` of the span); ``{}`` when one of them splits a
+    character, which the spans then find out one by one."""
+    if raw.unit != "byte" or snap is not None or clamp:
+        return {}
+    size = index.byte_length
+    picked: list[int] = []
+    offsets: list[int] = []
+    for span in raw.spans:
+        start = 0 if span.start is None else span.start
+        end = 0 if span.end is None else span.end
+        if (
+            type(start) is int
+            and type(end) is int
+            and 0 <= start <= end <= size
+            and (span.part is None or span.part == 0)
+        ):
+            picked.append(id(span))
+            offsets.append(start)
+            offsets.append(end)
+    try:
+        chars = index.to_chars(offsets)
+    except OffsetError:
+        return {}
+    return {key: (chars[2 * i], chars[2 * i + 1]) for i, key in enumerate(picked)}
 
 
 def _raise(problem: Problem) -> NoReturn:
