@@ -95,4 +95,4 @@ def test_read_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
         "read_gemini_vs_json_loads", "read_answer_vs_fromstring", "validate_vs_read_gemini",
         "validate_vs_read_answer", "batch_vs_per_line",
     }  # fmt: skip
-    assert capsys.readouterr().out.count("goal <=") == 6
+    assert capsys.readouterr().out.count("goal <=") == 5
