@@ -213,9 +213,12 @@ def summarize(options: Options, document: object, label: str) -> dict[str, Any]:
     text, citations = grounded.text, grounded.citations
     if text is not None:
         numbered = number_sources(text, citations)
-    else:
-        numbered = list(enumerate(grounded.sources, 1))
-    numbers = {source: n for n, source in numbered}
+    else:  # numbered as render numbers them, by Source.key
+        firsts: dict[object, Source] = {}
+        for source in grounded.sources:
+            firsts.setdefault(source.key, source)
+        numbered = list(enumerate(firsts.values(), 1))
+    numbers = {source.key: n for n, source in numbered}
     summary["text"] = (
         None
         if text is None
@@ -244,7 +247,7 @@ def summarize(options: Options, document: object, label: str) -> dict[str, Any]:
     return summary
 
 
-def _spans(citations: Sequence[Citation], numbers: Mapping[Source, int]) -> list[dict[str, Any]]:
+def _spans(citations: Sequence[Citation], numbers: Mapping[object, int]) -> list[dict[str, Any]]:
     """Distinct spans in text order, each with the numbers of all sources citing it."""
     merged: dict[tuple[int, int], dict[str, Any]] = {}
     for c in sorted(citations, key=lambda c: (c.end, c.start)):
@@ -257,7 +260,7 @@ def _spans(citations: Sequence[Citation], numbers: Mapping[Source, int]) -> list
                 "text": c.text,
             }
         for source in c.sources:
-            n = numbers.get(source)
+            n = numbers.get(source.key)
             if n is not None and n not in entry["sources"]:
                 entry["sources"].append(n)
     for entry in merged.values():

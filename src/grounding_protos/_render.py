@@ -74,9 +74,12 @@ class _Plan:
         keys = [e * width + s for s, e in zip(starts, ends, strict=True)]
         cited = [i for i, c in enumerate(cites) if c.sources]
         cited.sort(key=keys.__getitem__)
-        # Sources are numbered by equality; id() spares hashing every field of a
-        # Source met again (the citations hold every source alive meanwhile).
-        numbering: dict[Source, int] = {}
+        # Sources are numbered by Source.key (one document, one page URI: one number;
+        # else equality), each number shown with the first source met; id() spares
+        # hashing every field of a Source met again (the citations hold every source
+        # alive meanwhile).
+        numbering: dict[object, int] = {}
+        firsts: list[Source] = []
         number_of: dict[int, int] = {}
         groups: dict[int, set[int]] = {}
         for i in cited:
@@ -87,16 +90,18 @@ class _Plan:
             for source in cites[i].sources:
                 n = number_of.get(id(source))
                 if n is None:
-                    n = numbering.get(source)
+                    key = source.key
+                    n = numbering.get(key)
                     if n is None:
-                        n = numbering[source] = len(numbering) + 1
+                        n = numbering[key] = len(numbering) + 1
+                        firsts.append(source)
                     number_of[id(source)] = n
                 group.add(n)
         self.cites = cites
         self.starts = starts
         self.ends = ends
         self.number_of = number_of
-        self.sources = list(numbering)  # number n is self.sources[n - 1]
+        self.sources = firsts  # number n is self.sources[n - 1]
         # dicts keep insertion order, and ends were met in ascending order
         self.positions = list(groups)  # where markers go, ascending
         self.groups = list(map(sorted, groups.values()))  # their numbers, ascending
@@ -229,7 +234,9 @@ def number_sources(
 
     A source is numbered where its first marker is met in the text: citations are
     taken by end, then start, then input order, and each one's sources in their
-    order. Sources are the same when they are equal (dataclass equality).
+    order. Sources are the same when their :attr:`~Source.key` is: the same document,
+    else the same page URI (not a grounding redirect), else dataclass equality; each
+    number comes with the first of its sources met.
 
     >>> from grounding_protos._model import Citation, Source
     >>> a, b = Source(title="A"), Source(title="B")
