@@ -48,6 +48,8 @@ class Options:
     title: str | None = None
     compact: bool = False
     proto_names: bool = False
+    resolve_urls: bool = False  # --resolve-urls
+    cache: str | None = None  # --cache FILE (a batch without it: a file for the run)
 
 
 # --- Loading -------------------------------------------------------------------------------
@@ -81,7 +83,7 @@ def read_grounded(options: Options, document: object, label: str) -> Grounded:
     from grounding_protos.citations import read
 
     try:
-        return read(
+        grounded = read(
             document,
             text=options.text,
             candidate=options.candidate,
@@ -92,20 +94,49 @@ def read_grounded(options: Options, document: object, label: str) -> Grounded:
         raise Failure(at(label, str(exc))) from exc
     except (OffsetError, CitationError, TextEncodingError) as exc:
         raise Failure(at(label, f"{exc}; {VALIDATE_HINT}"), EXIT_PROBLEMS) from exc
+    if options.resolve_urls:
+        from grounding_protos.citations import resolve_urls
+
+        grounded = resolve_urls(grounded, cache=options.cache)
+    return grounded
+
+
+def check_resolving() -> None:
+    """Fail before any input is read when ``--resolve-urls`` cannot work (no httpx)."""
+    from grounding_protos import MissingDependencyError
+    from grounding_protos._redirects import require_httpx
+
+    try:
+        require_httpx()
+    except MissingDependencyError as exc:
+        raise Failure(str(exc)) from exc
+
+
+def redirect_problems(grounded: Grounded) -> list[dict[str, str]]:
+    """The problems ``--resolve-urls`` added (``redirect-…`` codes), as dicts."""
+    return [asdict(p) for p in grounded.problems if p.code.startswith("redirect-")]
 
 
 # --- render --------------------------------------------------------------------------------
 
 
 def render_document(
-    options: Options, document: object, label: str, *, line: int | None = None
+    options: Options,
+    document: object,
+    label: str,
+    *,
+    line: int | None = None,
+    problems: list[dict[str, str]] | None = None,
 ) -> str:
     """The answer with citation markers and its source list; for HTML a whole page (a
-    fragment with ids unique to the line, in a batch)."""
+    fragment with ids unique to the line, in a batch). The URLs ``--resolve-urls``
+    could not resolve are added to ``problems``."""
     from grounding_protos._html_page import DEFAULT_TITLE, fragment, page
     from grounding_protos.citations import render, source_list
 
     grounded = read_grounded(options, document, label)
+    if problems is not None:
+        problems.extend(redirect_problems(grounded))
     text = grounded.text
     if text is None:
         raise Failure(
@@ -210,6 +241,7 @@ def summarize(options: Options, document: object, label: str) -> dict[str, Any]:
         summary["error"] = failure.message.removesuffix(f"; {VALIDATE_HINT}")
         summary["problems"] = problems
         return summary
+    problems += redirect_problems(grounded)
     text, citations = grounded.text, grounded.citations
     if text is not None:
         numbered = number_sources(text, citations)
@@ -394,8 +426,12 @@ def _process(options: Options, line: int, raw: bytes) -> tuple[str, bool]:
         return convert_document(options, raw, "").decode("utf-8").rstrip("\n"), False
     document = load_document(options, raw, "")
     if command == "render":
-        output = render_document(options, document, "", line=line)
-        return dumps({"line": line, "ok": True, "output": output}), False
+        unresolved: list[dict[str, str]] = []
+        output = render_document(options, document, "", line=line, problems=unresolved)
+        record: dict[str, Any] = {"line": line, "ok": True, "output": output}
+        if unresolved:
+            record["problems"] = unresolved
+        return dumps(record), False
     if command == "validate":
         problems = validate_document(options, document, "")
         return dumps({"line": line, "ok": True, "problems": problems}), bool(problems)

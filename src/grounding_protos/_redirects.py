@@ -156,7 +156,7 @@ def _failed(code: str, message: str) -> Outcome:
 
 def resolve(grounded: Grounded, options: Settings) -> Grounded:
     """``resolve_urls``: :func:`aresolve` run to completion from synchronous code."""
-    _require_httpx()
+    require_httpx()
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -173,7 +173,7 @@ async def aresolve(grounded: Grounded, options: Settings) -> Grounded:
         raise ArgumentTypeError(
             f"resolve_urls() takes a Grounded (from citations.read), not {type(grounded).__name__}"
         )
-    _require_httpx()
+    require_httpx()
     places = _source_places(grounded)
     urls = list(dict.fromkeys(s.uri for s in places if s.uri and options.wanted(s.uri)))
     outcomes: dict[str, Outcome] = {}
@@ -215,7 +215,7 @@ def _cache_problem(path: str, verb: str, exc: BaseException) -> Problem:
     )
 
 
-def _require_httpx() -> None:
+def require_httpx() -> None:
     try:
         import httpx  # noqa: F401
     except ImportError as exc:
