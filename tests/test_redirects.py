@@ -8,6 +8,7 @@ are never contacted.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import socket
 import subprocess
 import sys
@@ -449,3 +450,18 @@ def test_nothing_imports_the_network_module_unasked() -> None:
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+# --- The benchmark still runs ---------------------------------------------------------------------
+
+
+def test_the_benchmark_runs_at_a_tiny_size(capsys: pytest.CaptureFixture[str]) -> None:
+    path = ROOT / "benchmarks" / "redirects.py"
+    spec = importlib.util.spec_from_file_location("redirects_benchmark", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    bench.run(count=24, delay=0.002, sample=6)
+    out = capsys.readouterr().out
+    assert "24 distinct redirects" in out and "-> " in out and "speed-up: " in out
+    assert "0 requests in all" in out and "24 requests" in out

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import hashlib
 import math
 import os
@@ -178,7 +179,7 @@ async def aresolve(grounded: Grounded, options: Settings) -> Grounded:
     urls = list(dict.fromkeys(s.uri for s in places if s.uri and options.wanted(s.uri)))
     outcomes: dict[str, Outcome] = {}
     for url in urls:
-        if _split(url) is not None and _has_userinfo(url):
+        if _has_userinfo(url):
             outcomes[url] = _failed(
                 "redirect-credentials", "has a user name or password in it; not sent anywhere"
             )
@@ -280,8 +281,10 @@ def rebuild(
     )
 
 
+@functools.lru_cache(maxsize=4096)
 def _split(url: str) -> SplitResult | None:
-    """``urlsplit(url)`` for an http(s) URL with a host, else ``None``."""
+    """``urlsplit(url)`` for an http(s) URL with a host, else ``None`` (memoized: each URL
+    is looked at a few times)."""
     try:
         parts = urlsplit(url)
         if parts.scheme.lower() in ("http", "https") and parts.hostname:
@@ -293,7 +296,8 @@ def _split(url: str) -> SplitResult | None:
 
 
 def _has_userinfo(url: str) -> bool:
-    return "@" in urlsplit(url).netloc
+    parts = _split(url)
+    return parts is not None and "@" in parts.netloc
 
 
 # --- Asking -------------------------------------------------------------------------------------
