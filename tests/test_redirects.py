@@ -20,8 +20,15 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from grounding_protos import ArgumentTypeError, ArgumentValueError, MissingDependencyError
+from grounding_protos import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    MissingDependencyError,
+    _redirects,
+)
 from grounding_protos.citations import (
     Citation,
     Grounded,
@@ -120,10 +127,8 @@ def test_a_refused_head_is_asked_again_with_get(base: str, stats: Stats, refusal
 
 def test_get_does_not_read_the_body(base: str) -> None:
     # The body never ends: reading it would run into the timeout.
-    started = time.monotonic()
     source, result = one(base, "endless-get/big", timeout=1.0)
     assert source.uri == PAGE + "big" and result.problems == []
-    assert time.monotonic() - started < 1.0
 
 
 def test_a_relative_location_is_resolved_against_the_request(base: str) -> None:
@@ -187,20 +192,20 @@ def test_failures_leave_the_source_and_add_a_problem(
 
 def test_a_slow_answer_times_out(base: str) -> None:
     started = time.monotonic()
-    source, result = one(base, "slow/800/late", timeout=0.15)
-    assert source.uri == f"{base}{PREFIX}slow/800/late"
+    source, result = one(base, "slow/3000/late", timeout=0.15)
+    assert source.uri == f"{base}{PREFIX}slow/3000/late"
     assert codes(result) == ["redirect-timeout"]
-    assert time.monotonic() - started < 0.7
+    assert time.monotonic() - started < 2.0  # gave up long before the answer
 
 
 def test_the_deadline_bounds_the_whole_call(base: str) -> None:
-    sources = [web(f"{base}{PREFIX}slow/600/d{i}", str(i)) for i in range(4)]
+    sources = [web(f"{base}{PREFIX}slow/3000/d{i}", str(i)) for i in range(4)]
     fast = web(f"{base}{PREFIX}to/302/quick", "9")
     started = time.monotonic()
     result = resolve_urls(
         grounded_of(fast, *sources), redirect_hosts=LOCAL, timeout=5.0, deadline=0.25
     )
-    assert time.monotonic() - started < 0.55
+    assert time.monotonic() - started < 2.0  # gave up long before the answers
     assert result.declared_sources[0].uri == PAGE + "quick"
     assert result.declared_sources[1:] == sources
     assert codes(result) == ["redirect-deadline"] * 4
@@ -465,3 +470,68 @@ def test_the_benchmark_runs_at_a_tiny_size(capsys: pytest.CaptureFixture[str]) -
     out = capsys.readouterr().out
     assert "24 distinct redirects" in out and "-> " in out and "speed-up: " in out
     assert "0 requests in all" in out and "24 requests" in out
+
+
+# --- Rebuilding the answer: a property against a naive oracle ----------------------------------
+
+_URIS = [f"https://vertexaisearch.cloud.google.com{PREFIX}r{i}" for i in range(4)] + [
+    "https://plain.example/p",
+    None,
+]
+
+
+def web_source(uri: str | None, ident: str) -> Source:
+    return Source(uri=uri, id=ident, kind="web")
+
+
+_OUTCOMES = st.one_of(
+    st.builds(lambda n: _redirects.Outcome(f"https://site{n}.example/page"), st.integers(0, 2)),
+    st.sampled_from(
+        [_redirects.Outcome(None, "redirect-timeout", "slow"), _redirects.Outcome(None)]
+    ),
+)
+
+
+@given(
+    pool=st.lists(
+        st.builds(web_source, st.sampled_from(_URIS), st.sampled_from(["0", "1"])),
+        min_size=1,
+        max_size=6,
+    ),
+    picks=st.lists(st.lists(st.integers(0, 5), max_size=3), max_size=5),
+    declared=st.lists(st.integers(0, 5), max_size=6),
+    outcomes=st.dictionaries(st.sampled_from(_URIS[:5]), _OUTCOMES),
+)
+@settings(max_examples=300, deadline=None)
+def test_rebuild_replaces_exactly_the_resolved_sources(
+    pool: list[Source],
+    picks: list[list[int]],
+    declared: list[int],
+    outcomes: dict[str, _redirects.Outcome],
+) -> None:
+    citations = [
+        Citation(0, 0, 0, 0, "", tuple(pool[i % len(pool)] for i in pick)) for pick in picks
+    ]
+    answer = Grounded(
+        "", citations=citations, declared_sources=[pool[i % len(pool)] for i in declared]
+    )
+    places = _redirects._source_places(answer)
+    result = _redirects.rebuild(answer, places, outcomes)
+
+    def naive(source: Source) -> Source:
+        outcome = outcomes.get(source.uri) if source.uri else None
+        if outcome is None or outcome.target is None:
+            return source
+        host = outcome.target.split("/")[2]
+        return Source(
+            uri=outcome.target, id=source.id, kind="web", domain=host, redirect_uri=source.uri
+        )
+
+    assert [c.sources for c in result.citations] == [
+        tuple(naive(s) for s in c.sources) for c in answer.citations
+    ]
+    assert result.declared_sources == [naive(s) for s in answer.declared_sources]
+    every = {s for c in answer.citations for s in c.sources} | set(answer.declared_sources)
+    failing = {s for s in every if s.uri and s.uri in outcomes and outcomes[s.uri].code}
+    assert len(result.problems) == len(failing)
+    assert all(p.code == "redirect-timeout" and p.path.endswith(".uri") for p in result.problems)
