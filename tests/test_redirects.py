@@ -156,6 +156,22 @@ def test_too_long_a_chain_is_reported(base: str) -> None:
     assert codes(result) == ["redirect-too-many"]
 
 
+def test_a_source_resolved_before_keeps_its_first_redirect(base: str) -> None:
+    earlier = Source(uri=f"{base}{PREFIX}to/302/x", redirect_uri="https://first.example/r")
+    result = resolve_urls(grounded_of(earlier), **FAST)
+    assert result.declared_sources[0].uri == PAGE + "x"
+    assert result.declared_sources[0].redirect_uri == "https://first.example/r"
+
+
+def test_nothing_resolved_still_gives_lists_of_its_own(base: str) -> None:
+    answer = grounded_of(web("https://plain.example/"))
+    result = resolve_urls(answer, **FAST)
+    assert result == answer
+    assert result.citations is not answer.citations
+    assert result.declared_sources is not answer.declared_sources
+    assert result.problems is not answer.problems
+
+
 # --- Failures: the source stays, a problem says why -------------------------------------------
 
 

@@ -257,14 +257,19 @@ def rebuild(
                 source,
                 uri=outcome.target,
                 domain=parts.hostname if parts is not None else None,
-                redirect_uri=source.uri,
+                redirect_uri=source.redirect_uri or source.uri,  # the first redirect stays
             )
         elif outcome.code:
             problems.append(
                 Problem(outcome.code, f"{source.uri}: {outcome.message}", f"{place}.uri")
             )
     if not new:
-        return dataclasses.replace(grounded, problems=problems)
+        return dataclasses.replace(
+            grounded,
+            citations=list(grounded.citations),
+            declared_sources=list(grounded.declared_sources),
+            problems=problems,
+        )
 
     def swap(sources: Iterable[Source]) -> tuple[Source, ...]:
         return tuple(new.get(s, s) for s in sources)
