@@ -19,8 +19,12 @@ from grounding_protos._model import (
     Citation,
     CitationKind,
     Grounded,
+    Problem,
+    SearchInfo,
     Source,
     SourceKind,
+    SpanPolicy,
+    UrlStatus,
     cited_characters,
 )
 from grounding_protos._render import (
@@ -29,6 +33,7 @@ from grounding_protos._render import (
     RenderStyle,
     number_sources,
     render,
+    search_notes,
     source_list,
 )
 
@@ -38,9 +43,13 @@ __all__ = [
     "Grounded",
     "ListStyle",
     "MarkerStyle",
+    "Problem",
     "RenderStyle",
+    "SearchInfo",
     "Source",
     "SourceKind",
+    "SpanPolicy",
+    "UrlStatus",
     "aresolve_urls",
     "cited_characters",
     "extract",
@@ -48,5 +57,6 @@ __all__ = [
     "read",
     "render",
     "resolve_urls",
+    "search_notes",
     "source_list",
 ]
