@@ -352,6 +352,17 @@ def test_sources_of_one_page_share_a_number(base: str) -> None:
     assert [s.id for s in result.uncited_sources] == []
 
 
+def test_the_exports_carry_the_pages(base: str) -> None:
+    from grounding_protos.convert import to_langchain_blocks, to_openai_annotations
+
+    a = web(f"{base}{PREFIX}to/302/same", "0", "example.org")
+    b = web(f"{base}{PREFIX}to/307/same", "1", "example.org")
+    result = resolve_urls(grounded_of(a, b), **FAST)
+    assert [x["url"] for x in to_openai_annotations(result)] == [PAGE + "same"] * 2
+    [block] = to_langchain_blocks(result)
+    assert [x["url"] for x in block["annotations"]] == [PAGE + "same"] * 2
+
+
 # --- The disk cache ----------------------------------------------------------------------------
 
 
