@@ -20,16 +20,16 @@ answers every request after 50 ms with a 302 to a distinct page. An answer cites
 from __future__ import annotations
 
 import gc
-import multiprocessing
+import http.client
 import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from multiprocessing.connection import Connection
-from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
 
 from grounding_protos.citations import Citation, Grounded, Source, resolve_urls
@@ -42,6 +42,8 @@ PREFIX = "/grounding-api-redirect/"
 
 
 class _Slow(BaseHTTPRequestHandler):
+    """HEAD: a 302 after the delay, counted; GET /hits: the count so far."""
+
     protocol_version = "HTTP/1.1"
     server: _Server
 
@@ -49,45 +51,62 @@ class _Slow(BaseHTTPRequestHandler):
         pass
 
     def do_HEAD(self) -> None:
-        with self.server.hits.get_lock():
-            self.server.hits.value += 1
+        with self.server.lock:
+            self.server.hits += 1
         time.sleep(self.server.delay)
         self.send_response(302)
         self.send_header("Location", "https://page.example/" + self.path.rsplit("/", 1)[-1])
         self.send_header("Content-Length", "0")
         self.end_headers()
 
+    def do_GET(self) -> None:
+        body = str(self.server.hits).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
     request_queue_size = 256
-    delay: float
-    hits: Synchronized[int]
+    delay = DELAY
+    hits = 0
+    lock = threading.Lock()
 
 
-def _serve(port: Connection, delay: float, hits: Synchronized[int]) -> None:
+def serve(delay: float) -> None:
+    """Run the server (``redirects.py --serve DELAY``); its port goes to stdout."""
     server = _Server(("127.0.0.1", 0), _Slow)
-    server.delay, server.hits = delay, hits
-    port.send(server.server_address[1])
+    server.delay = delay
+    print(server.server_address[1], flush=True)
     server.serve_forever(poll_interval=0.05)
 
 
 @contextmanager
-def serving(delay: float) -> Iterator[tuple[str, Synchronized[int]]]:
-    """The server, in a process of its own (as a remote server would not compete with
-    the client for the GIL): its base URL and its request counter."""
-    hits: Synchronized[int] = multiprocessing.Value("q", 0)
-    receive, send = multiprocessing.Pipe(duplex=False)
-    process = multiprocessing.Process(target=_serve, args=(send, delay, hits), daemon=True)
-    process.start()
+def serving(delay: float) -> Iterator[tuple[str, Callable[[], int]]]:
+    """The server, in a process of its own (a remote server does not compete with the
+    client for the GIL): its base URL, and a function giving its request count."""
+    process = subprocess.Popen(
+        [sys.executable, __file__, "--serve", str(delay)], stdout=subprocess.PIPE, text=True
+    )
     try:
-        if not receive.poll(30):
-            raise SystemExit("the benchmark server did not start")
-        yield f"http://127.0.0.1:{receive.recv()}", hits
+        assert process.stdout is not None
+        port = int(process.stdout.readline())
+
+        def hits() -> int:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            try:
+                connection.request("GET", "/hits")
+                return int(connection.getresponse().read())
+            finally:
+                connection.close()
+
+        yield f"http://127.0.0.1:{port}", hits
     finally:
         process.terminate()
-        process.join(5)
+        process.wait(10)
 
 
 def answer(base: str, count: int, tag: str) -> Grounded:
@@ -130,14 +149,14 @@ def run(count: int = URLS, delay: float = DELAY, sample: int = SAMPLE) -> None:
         )
 
         grounded = answer(base, count, "run")
-        before = hits.value
+        before = hits()
         par_time, par = timed(grounded, cache=cache)
         check(par, count)
-        asked = hits.value - before
+        asked = hits() - before
         print(f"  concurrency 8 (default):    {par_time:.2f} s, {asked} requests")
         print(f"  speed-up: {sequential / par_time:.1f}x (goal >= 7x)")
 
-        before = hits.value
+        before = hits()
         times = []
         for _ in range(REPEAT):
             cached_time, cached = timed(grounded, cache=cache)
@@ -145,7 +164,7 @@ def run(count: int = URLS, delay: float = DELAY, sample: int = SAMPLE) -> None:
             check(cached, count)
             if cached != par:
                 raise SystemExit("the cached run gave another result")
-        asked = hits.value - before
+        asked = hits() - before
         print(
             f"  again, from the disk cache: {times[0] * 1000:.1f} ms the first time, "
             f"median {statistics.median(times) * 1000:.1f} ms, best {min(times) * 1000:.1f} ms "
@@ -154,4 +173,6 @@ def run(count: int = URLS, delay: float = DELAY, sample: int = SAMPLE) -> None:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--serve"]:
+        serve(float(sys.argv[2]))
     run(*(float(a) if "." in a else int(a) for a in sys.argv[1:]))  # type: ignore[arg-type]
