@@ -189,3 +189,20 @@ def test_without_httpx_the_flag_names_the_extra(
     monkeypatch.setitem(sys.modules, "httpx", None)
     code, _, err = run(["inspect", "--resolve-urls", "missing.json"], capsys)
     assert code == 2 and "grounding-protos[resolve]" in err
+
+
+def test_a_batch_on_a_terminal_shows_its_progress_bar(
+    server: tuple[str, Stats],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from grounding_protos import _cli_batch
+
+    base, stats = server
+    monkeypatch.setattr(_cli_batch, "stderr_is_terminal", lambda: True)
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text("".join(json.dumps(gemini(base, f"to/302/b{i}")) + "\n" for i in range(4)))
+    code, out, err = run(["inspect", str(batch), "--jsonl", "--resolve-urls"], capsys)
+    assert code == 0 and len(out.splitlines()) == 4 and stats.total() == 4
+    assert "grounding-protos inspect" in err and "100%" in err and "4 lines" in err
