@@ -24,6 +24,7 @@ import dataclasses
 import functools
 import hashlib
 import math
+import operator
 import os
 import re
 import sqlite3
@@ -31,7 +32,7 @@ import time
 from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 from urllib.parse import SplitResult, urljoin, urlsplit
 
 from grounding_protos._exceptions import (
@@ -39,7 +40,7 @@ from grounding_protos._exceptions import (
     ArgumentValueError,
     MissingDependencyError,
 )
-from grounding_protos._model import Grounded, Problem, Source
+from grounding_protos._model import Citation, Grounded, Problem, Source
 
 if TYPE_CHECKING:
     import httpx
@@ -85,7 +86,7 @@ class Settings:
         parts = _split(url)
         return (
             parts is not None
-            and parts.hostname in self.redirect_hosts
+            and _host(url) in self.redirect_hosts
             and parts.path.startswith(REDIRECT_PATH)
         )
 
@@ -158,14 +159,23 @@ def _failed(code: str, message: str) -> Outcome:
 def resolve(grounded: Grounded, options: Settings) -> Grounded:
     """``resolve_urls``: :func:`aresolve` run to completion from synchronous code."""
     require_httpx()
+    # The main task returns nothing: asyncio.run's SIGINT handling (CPython 3.11) can
+    # repr() the main task, and with it its result, the whole answer, twice per call.
+    box: list[Grounded] = []
+
+    async def main() -> None:
+        box.append(await aresolve(grounded, options))
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(aresolve(grounded, options))
+        asyncio.run(main())
+        return box[0]
     # Called from inside a running event loop (a notebook, an async app calling sync
     # code): that loop cannot be blocked on, so the work gets a loop of its own.
     with ThreadPoolExecutor(1, thread_name_prefix="grounding-protos-redirects") as pool:
-        return pool.submit(lambda: asyncio.run(aresolve(grounded, options))).result()
+        pool.submit(lambda: asyncio.run(main())).result()
+    return box[0]
 
 
 async def aresolve(grounded: Grounded, options: Settings) -> Grounded:
@@ -252,11 +262,10 @@ def rebuild(
         if outcome is None:
             continue
         if outcome.target is not None:
-            parts = _split(outcome.target)
-            new[source] = dataclasses.replace(
+            new[source] = _replace(
                 source,
                 uri=outcome.target,
-                domain=parts.hostname if parts is not None else None,
+                domain=_host(outcome.target),
                 redirect_uri=source.redirect_uri or source.uri,  # the first redirect stays
             )
         elif outcome.code:
@@ -275,7 +284,7 @@ def rebuild(
         return tuple(new.get(s, s) for s in sources)
 
     citations = [
-        dataclasses.replace(c, sources=swap(c.sources)) if any(s in new for s in c.sources) else c
+        _replace(c, sources=swap(c.sources)) if any(s in new for s in c.sources) else c
         for c in grounded.citations
     ]
     return dataclasses.replace(
@@ -298,6 +307,40 @@ def _split(url: str) -> SplitResult | None:
     except ValueError:
         pass
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _host(url: str) -> str | None:
+    """The host of an http(s) URL (lower case, no port), else ``None``."""
+    parts = _split(url)
+    return parts.hostname if parts is not None else None
+
+
+_Record = TypeVar("_Record", Source, Citation)
+
+
+_Layout = tuple[Callable[[Any], tuple[Any, ...]], dict[str, int]]
+_LAYOUTS: dict[type, _Layout] = {}
+
+
+def _layout(cls: type) -> _Layout:
+    """A dataclass's fields getter (all values at once) and each field's position."""
+    layout = _LAYOUTS.get(cls)
+    if layout is None:
+        names = [f.name for f in dataclasses.fields(cls)]
+        getter = operator.attrgetter(*names)
+        layout = _LAYOUTS[cls] = (getter, {name: i for i, name in enumerate(names)})
+    return layout
+
+
+def _replace(record: _Record, **changes: Any) -> _Record:
+    """``dataclasses.replace`` for a Source or a Citation (every field an ``__init__``
+    argument, in order), about 4x faster: an answer can have thousands of sources."""
+    get, index = _layout(type(record))
+    values = list(get(record))
+    for name, value in changes.items():
+        values[index[name]] = value
+    return type(record)(*values)
 
 
 def _has_userinfo(url: str) -> bool:
