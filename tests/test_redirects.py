@@ -8,6 +8,7 @@ are never contacted.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib.util
 import socket
 import subprocess
@@ -537,8 +538,12 @@ def test_rebuild_replaces_exactly_the_resolved_sources(
     outcomes: dict[str, _redirects.Outcome],
 ) -> None:
     citations = [
-        Citation(0, 0, 0, 0, "", tuple(pool[i % len(pool)] for i in pick)) for pick in picks
-    ]
+        Citation(
+            k, k + 1, k, None, f"t{k}", tuple(pool[i % len(pool)] for i in pick),
+            kind="support", score=k / 10, source_scores=(0.5,) * len(pick), part=k, path=f"p{k}",
+        )
+        for k, pick in enumerate(picks)
+    ]  # fmt: skip
     answer = Grounded(
         "", citations=citations, declared_sources=[pool[i % len(pool)] for i in declared]
     )
@@ -558,6 +563,10 @@ def test_rebuild_replaces_exactly_the_resolved_sources(
         tuple(naive(s) for s in c.sources) for c in answer.citations
     ]
     assert result.declared_sources == [naive(s) for s in answer.declared_sources]
+    # Nothing else of a citation changes.
+    assert [dataclasses.replace(c, sources=()) for c in result.citations] == [
+        dataclasses.replace(c, sources=()) for c in answer.citations
+    ]
     every = {s for c in answer.citations for s in c.sources} | set(answer.declared_sources)
     failing = {s for s in every if s.uri and s.uri in outcomes and outcomes[s.uri].code}
     assert len(result.problems) == len(failing)
