@@ -50,6 +50,8 @@ class Options:
     compact: bool = False
     proto_names: bool = False
     spans: Literal["strict", "repair", "skip"] = "repair"  # --spans: the span policy
+    resolve_urls: bool = False  # --resolve-urls
+    cache: str | None = None  # --cache FILE (a batch without it: a file for the run)
 
 
 # --- Loading -------------------------------------------------------------------------------
@@ -83,7 +85,7 @@ def read_grounded(options: Options, document: object, label: str) -> Grounded:
     from grounding_protos.citations import read
 
     try:
-        return read(
+        grounded = read(
             document,
             text=options.text,
             candidate=options.candidate,
@@ -95,6 +97,27 @@ def read_grounded(options: Options, document: object, label: str) -> Grounded:
         raise Failure(at(label, str(exc))) from exc
     except (OffsetError, CitationError, TextEncodingError) as exc:
         raise Failure(at(label, f"{exc}; {VALIDATE_HINT}"), EXIT_PROBLEMS) from exc
+    if options.resolve_urls:
+        from grounding_protos.citations import resolve_urls
+
+        grounded = resolve_urls(grounded, cache=options.cache)
+    return grounded
+
+
+def check_resolving() -> None:
+    """Fail before any input is read when ``--resolve-urls`` cannot work (no httpx)."""
+    from grounding_protos import MissingDependencyError
+    from grounding_protos._redirects import require_httpx
+
+    try:
+        require_httpx()
+    except MissingDependencyError as exc:
+        raise Failure(str(exc)) from exc
+
+
+def redirect_problems(grounded: Grounded) -> list[dict[str, str]]:
+    """The problems ``--resolve-urls`` added (``redirect-…`` codes), as dicts."""
+    return [asdict(p) for p in grounded.problems if p.code.startswith("redirect-")]
 
 
 # --- render --------------------------------------------------------------------------------
@@ -154,8 +177,11 @@ def render_document(
 
 def is_warning(problem: Problem) -> bool:
     """A problem that leaves the rendering complete: a repaired span, an answer without
-    text. Anything else (a span left out) makes ``render`` exit 1."""
-    return problem.code in ("offset-drift", "answer-without-text")
+    text, a redirect URL ``--resolve-urls`` could not resolve (shown as it was).
+    Anything else (a span left out) makes ``render`` exit 1."""
+    return problem.code in ("offset-drift", "answer-without-text") or problem.code.startswith(
+        "redirect-"
+    )
 
 
 # --- validate ------------------------------------------------------------------------------
@@ -258,12 +284,16 @@ def summarize(options: Options, document: object, label: str) -> dict[str, Any]:
         summary["error"] = failure.message.removesuffix(f"; {VALIDATE_HINT}")
         summary["problems"] = problems
         return summary
+    problems += redirect_problems(grounded)
     text, citations = grounded.text, grounded.citations
     if text is not None:
         numbered = number_sources(text, citations)
-    else:
-        numbered = list(enumerate(grounded.sources, 1))
-    numbers = {source: n for n, source in numbered}
+    else:  # numbered as render numbers them, by Source.key
+        firsts: dict[object, Source] = {}
+        for source in grounded.sources:
+            firsts.setdefault(source.key, source)
+        numbered = list(enumerate(firsts.values(), 1))
+    numbers = {source.key: n for n, source in numbered}
     summary["text"] = (
         None
         if text is None
@@ -292,7 +322,7 @@ def summarize(options: Options, document: object, label: str) -> dict[str, Any]:
     return summary
 
 
-def _spans(citations: Sequence[Citation], numbers: Mapping[Source, int]) -> list[dict[str, Any]]:
+def _spans(citations: Sequence[Citation], numbers: Mapping[object, int]) -> list[dict[str, Any]]:
     """Distinct spans in text order, each with the numbers of all sources citing it."""
     merged: dict[tuple[int, int], dict[str, Any]] = {}
     for c in sorted(citations, key=lambda c: (c.end, c.start)):
@@ -305,7 +335,7 @@ def _spans(citations: Sequence[Citation], numbers: Mapping[Source, int]) -> list
                 "text": c.text,
             }
         for source in c.sources:
-            n = numbers.get(source)
+            n = numbers.get(source.key)
             if n is not None and n not in entry["sources"]:
                 entry["sources"].append(n)
     for entry in merged.values():

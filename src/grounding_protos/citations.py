@@ -10,10 +10,11 @@ characters, render them.
 >>> [(c.text, c.char_start, c.sources[0].title) for c in extract(gemini)]
 [('Köln', 10, 'Köln')]
 
-See ``docs/citations.md``.
+See ``docs/citations.md`` (and ``docs/redirects.md`` for ``resolve_urls``).
 """
 
 from grounding_protos._extract import extract, read
+from grounding_protos._links import aresolve_urls, resolve_urls
 from grounding_protos._model import (
     Citation,
     CitationKind,
@@ -49,11 +50,13 @@ __all__ = [
     "SourceKind",
     "SpanPolicy",
     "UrlStatus",
+    "aresolve_urls",
     "cited_characters",
     "extract",
     "number_sources",
     "read",
     "render",
+    "resolve_urls",
     "search_notes",
     "source_list",
 ]

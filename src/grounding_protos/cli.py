@@ -209,6 +209,20 @@ def build_parser() -> argparse.ArgumentParser:
             "--errors", metavar="FILE", help="batch: write the error records of failed lines here"
         )
 
+    def resolve_options(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--resolve-urls",
+            action="store_true",
+            help="ask each grounding redirect URL (vertexaisearch.cloud.google.com) for "
+            "the page it leads to, and show that page (network access; docs/redirects.md)",
+        )
+        sub.add_argument(
+            "--cache",
+            metavar="FILE",
+            help="with --resolve-urls: keep resolved URLs in this SQLite file (created if "
+            "missing, shared by processes, entries kept 7 days)",
+        )
+
     sub = command(
         "types",
         "list the message types",
@@ -294,6 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--clamp", action="store_true", help="pull offsets past the end of the text back into range"
     )
     span_policy(sub)
+    resolve_options(sub)
     sub.set_defaults(handler=_cmd_document, doc_command="render")
 
     sub = command(
@@ -317,6 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
     document_options(sub)
     sub.add_argument("--json", action="store_true", help="the summary as JSON")
     span_policy(sub)
+    resolve_options(sub)
     sub.set_defaults(handler=_cmd_document, doc_command="inspect")
     return parser
 
@@ -450,13 +466,29 @@ def _cmd_document(args: argparse.Namespace) -> int:
         clamp=getattr(args, "clamp", False),
         title=getattr(args, "title", None),
         spans=getattr(args, "spans", "repair"),
+        resolve_urls=getattr(args, "resolve_urls", False),
+        cache=getattr(args, "cache", None),
     )
+    if options.cache is not None and not options.resolve_urls:
+        raise Failure("--cache is for --resolve-urls")
+    if options.resolve_urls:
+        from grounding_protos._cli_commands import check_resolving
+
+        check_resolving()
     if args.jsonl:
         if args.source not in ("json", "base64"):
             raise Failure(
                 f"--jsonl reads one input per line: --from {args.source} "
                 "cannot be split into lines (use json or base64)"
             )
+        if options.resolve_urls and options.cache is None:
+            # One cache for the run, shared by the workers, removed afterwards.
+            import tempfile
+
+            with tempfile.TemporaryDirectory(prefix="grounding-protos-") as scratch:
+                run_cache = os.path.join(scratch, "redirects.sqlite")
+                options = dataclasses.replace(options, cache=run_cache)
+                return _batch(args, options, keep_errors_in_output=True)
         return _batch(args, options, keep_errors_in_output=True)
     if args.errors is not None:
         raise Failure("--errors is for batches (--jsonl)")
