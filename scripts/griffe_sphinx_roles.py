@@ -104,7 +104,7 @@ class SphinxRoles(griffe.Extension):
             logger.warning("%s: %s names %r, which does not exist", where, obj.path, target)
             return f"`{text}`"
         try:
-            identifier = found.final_target.path if found.is_alias else found.path
+            identifier = found.final_target.path if isinstance(found, griffe.Alias) else found.path
         except (griffe.AliasResolutionError, griffe.CyclicAliasError):
             identifier = found.path
         # autorefs resolves this where the target is rendered (under any of its paths);
