@@ -17,11 +17,13 @@ from google.api import field_behavior_pb2  # type: ignore[import-untyped]
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
+from grounding_protos._access import get, unwrap
 from grounding_protos._exceptions import UnsupportedInputError
-from grounding_protos._inputs import RawAnswer, classify, get, read_input, unwrap
+from grounding_protos._inputs import classify, read_input
 from grounding_protos._model import Problem
 from grounding_protos._offsets import shown
 from grounding_protos._pool import is_repeated
+from grounding_protos._raw import RawAnswer
 from grounding_protos._resolve import resolve
 from grounding_protos.codec import from_dict
 
@@ -70,7 +72,7 @@ def validate(obj: object, *, text: str | bytes | None = None, candidate: int = 0
     if isinstance(obj, Mapping):
         problems += _json_types(obj, raw, candidate)
     try:
-        resolution = resolve(raw, text, collect=True)
+        resolution = resolve(raw, text, mode="collect")
     except Exception as exc:
         return [*problems, Problem("invalid-text", str(exc), "")]
     problems += resolution.problems
@@ -162,14 +164,38 @@ def _score_values(obj: object) -> Iterator[tuple[str, object]]:
         if depth > _MAX_DEPTH:
             continue
         for name, value in _children(node):
-            child = f"{path}.{name}" if path else name
             if name.endswith("_score"):
-                yield child, value
-            elif name.endswith("_scores"):
+                yield (f"{path}.{name}" if path else name), value
+                continue
+            kind = type(value)
+            if kind in _LEAVES and not name.endswith("_scores"):
+                continue  # most of a response: nothing to look into
+            child = f"{path}.{name}" if path else name
+            if name.endswith("_scores"):
                 yield from ((f"{child}[{i}]", v) for i, v in _elements(value) if i is not None)
+            elif kind is list:
+                elements: list[object] = value  # type: ignore[assignment]
+                stack.extend(
+                    (item, f"{child}[{i}]", depth + 1)
+                    for i, item in enumerate(elements)
+                    if type(item) not in _LEAVES
+                )
             else:
                 for i, item in _elements(value):
                     stack.append((item, child if i is None else f"{child}[{i}]", depth + 1))
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None), bytes})
+_SNAKES: dict[str, str] = {}
+
+
+def _snake(key: str) -> str:
+    name = _SNAKES.get(key)
+    if name is None:
+        name = _SNAKE.sub("_", key).lower()
+        if len(_SNAKES) < 4096:
+            _SNAKES[key] = name
+    return name
 
 
 def _children(node: object) -> Iterator[tuple[str, object]]:
@@ -179,7 +205,7 @@ def _children(node: object) -> Iterator[tuple[str, object]]:
     elif isinstance(node, Mapping):
         for key, value in node.items():
             if isinstance(key, str):
-                yield _SNAKE.sub("_", key).lower(), value
+                yield _snake(key), value
     elif hasattr(node, "model_dump"):  # google-genai (pydantic) objects
         try:
             dumped = node.model_dump(exclude_none=True)

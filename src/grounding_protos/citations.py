@@ -18,8 +18,12 @@ from grounding_protos._model import (
     Citation,
     CitationKind,
     Grounded,
+    Problem,
+    SearchInfo,
     Source,
     SourceKind,
+    SpanPolicy,
+    UrlStatus,
     cited_characters,
 )
 from grounding_protos._render import (
@@ -28,6 +32,7 @@ from grounding_protos._render import (
     RenderStyle,
     number_sources,
     render,
+    search_notes,
     source_list,
 )
 
@@ -37,13 +42,18 @@ __all__ = [
     "Grounded",
     "ListStyle",
     "MarkerStyle",
+    "Problem",
     "RenderStyle",
+    "SearchInfo",
     "Source",
     "SourceKind",
+    "SpanPolicy",
+    "UrlStatus",
     "cited_characters",
     "extract",
     "number_sources",
     "read",
     "render",
+    "search_notes",
     "source_list",
 ]

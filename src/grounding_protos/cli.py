@@ -29,6 +29,7 @@ from grounding_protos._cli_io import (
     FORMATS,
     Failure,
     Output,
+    at,
     dumps,
     label_of,
     open_input,
@@ -186,6 +187,16 @@ def build_parser() -> argparse.ArgumentParser:
         )
         batch_options(sub)
 
+    def span_policy(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--spans",
+            choices=("strict", "repair", "skip"),
+            default="repair",
+            help="spans whose offsets disagree with their text: re-anchor them on it "
+            "(repair, the default; each repair is a warning), fail (strict), or leave "
+            "out what cannot be placed (skip: exit status 1)",
+        )
+
     def batch_options(sub: argparse.ArgumentParser) -> None:
         sub.add_argument(
             "--workers",
@@ -282,6 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument(
         "--clamp", action="store_true", help="pull offsets past the end of the text back into range"
     )
+    span_policy(sub)
     sub.set_defaults(handler=_cmd_document, doc_command="render")
 
     sub = command(
@@ -304,6 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     document_options(sub)
     sub.add_argument("--json", action="store_true", help="the summary as JSON")
+    span_policy(sub)
     sub.set_defaults(handler=_cmd_document, doc_command="inspect")
     return parser
 
@@ -406,6 +419,7 @@ def _cmd_document(args: argparse.Namespace) -> int:
     from grounding_protos._cli_commands import (
         Options,
         format_summary,
+        is_warning,
         load_document,
         problem_line,
         render_document,
@@ -435,6 +449,7 @@ def _cmd_document(args: argparse.Namespace) -> int:
         snap=getattr(args, "snap", None),
         clamp=getattr(args, "clamp", False),
         title=getattr(args, "title", None),
+        spans=getattr(args, "spans", "repair"),
     )
     if args.jsonl:
         if args.source not in ("json", "base64"):
@@ -449,7 +464,12 @@ def _cmd_document(args: argparse.Namespace) -> int:
     document = load_document(options, read_input(args.file), label)
     status = EXIT_OK
     if command == "render":
-        output = render_document(options, document, label)
+        output, found = render_document(options, document, label)
+        for problem in found:
+            kind = "warning" if is_warning(problem) else "problem"
+            stderr_line(f"{PROG}: {kind}: {at(label, problem_line(dataclasses.asdict(problem)))}")
+        if not all(map(is_warning, found)):
+            status = EXIT_PROBLEMS
     elif command == "validate":
         problems = validate_document(options, document, label)
         if getattr(args, "json", False):
