@@ -60,7 +60,7 @@ def test_codec_benchmark_prints_floors_and_ceilings(
 def test_repair_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
     sys.path.insert(0, str(BENCHMARKS))
     try:
-        import repair
+        repair = importlib.import_module("repair")
     finally:
         sys.path.remove(str(BENCHMARKS))
     results = repair.main(scale=0.01, repeat=1)  # checks that repair gives back every span
