@@ -197,7 +197,7 @@ def test_errors_must_be_a_policy_name() -> None:
 
 
 def test_every_chunk_kind_gets_a_label_and_keeps_its_fields() -> None:
-    chunks = [
+    chunks: list[dict[str, Any]] = [
         {"retrievedContext": {"fileSearchStore": "fileSearchStores/handbuch-7f",
                               "text": "Öffnungszeiten: 9 bis 17 Uhr.",
                               "customMetadata": [{"key": "source_url",

@@ -465,8 +465,8 @@ def resolve(
 ) -> Resolution:
     """Check ``raw`` and build its citations.
 
-    ``mode`` is a span policy (:data:`SpanPolicy`): ``"strict"`` raises the first
-    problem (``OffsetError`` for offsets, ``CitationError`` otherwise), including a
+    ``mode`` is a span policy (:data:`~grounding_protos.citations.SpanPolicy`): ``"strict"``
+    raises the first problem (``OffsetError`` for offsets, ``CitationError`` otherwise), including a
     ``segment.text`` that disagrees with its offsets; ``"repair"`` re-anchors such a
     span on its text when that is unambiguous and raises otherwise; ``"skip"`` leaves
     out what cannot be placed. ``"collect"`` (validate) never raises and lists every
