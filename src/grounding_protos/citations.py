@@ -22,6 +22,7 @@ from grounding_protos._model import (
     SourceKind,
     cited_characters,
 )
+from grounding_protos._raw import SHAPES, InputShape
 from grounding_protos._render import (
     ListStyle,
     MarkerStyle,
@@ -32,9 +33,11 @@ from grounding_protos._render import (
 )
 
 __all__ = [
+    "SHAPES",
     "Citation",
     "CitationKind",
     "Grounded",
+    "InputShape",
     "ListStyle",
     "MarkerStyle",
     "RenderStyle",

@@ -1,0 +1,170 @@
+"""The reader dispatcher: every shape named, near misses refused, nothing accepted by accident."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grounding_protos import UnsupportedInputError, codec, validate
+from grounding_protos.citations import SHAPES, Grounded, read
+from tests import citation_cases as cases
+
+pytestmark = pytest.mark.smoke
+
+# Inputs that look like a supported shape but are not one: each must raise, never
+# read to an empty Grounded.
+NEAR_MISSES: list[tuple[str, object]] = [
+    ("none", None),
+    ("number", 42),
+    ("float", 1.5),
+    ("string", "Grüße aus Köln"),
+    ("bool", True),
+    ("list", [cases.gemini_response_json()]),
+    ("empty list", []),
+    ("empty dict", {}),
+    ("unrelated dict", {"foo": 1, "bar": [1, 2]}),
+    ("search response without a summary",
+     {"results": [{"id": "1", "document": {"name": "d/1"}}], "totalSize": 1,
+      "attributionToken": "tok"}),
+    ("search response with an empty summary", {"results": [], "summary": {}}),
+    ("gemini content whose parts is not a list",
+     {"content": {"parts": "東京は日本の首都です。", "role": "model"}}),
+    ("gemini content whose parts is a dict", {"content": {"parts": {"text": "x"}}}),
+    ("gemini content without parts or finish reason", {"content": {"role": "model"}}),
+    ("content as a string", {"content": "plain text", "role": "assistant"}),
+    ("a list of content blocks without a message type",
+     {"content": [{"type": "text", "text": "Café"}]}),
+    ("candidates that are not records", {"candidates": [1, "x"]}),
+    ("a candidate that is no candidate", {"candidates": [{"role": "model"}]}),
+    ("grounding supports not a list", {"groundingSupports": {"segment": {}}}),
+    ("empty grounding lists", {"groundingSupports": [], "groundingChunks": []}),
+    ("citations of another kind", {"citations": [{"foo": 1}]}),
+    ("answer text not a string", {"answerText": 7}),
+    ("answer response without an answer", {"answer": {"foo": 1}, "session": "s"}),
+    ("summary with metadata without citations or references", {"summary": "Zürich"}),
+    ("summary with references not a list",
+     {"summary": "Zürich", "references": {"title": "x"}}),
+    ("choices without a message", {"choices": [{"text": "legacy completion"}]}),
+    ("output that is a string", {"output": "text"}),
+    ("message without content", {"message": {"role": "assistant"}}),
+    ("citations without output text", {"citations": [{"retrievedReferences": []}]}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "obj"), NEAR_MISSES, ids=[n for n, _ in NEAR_MISSES])
+def test_near_misses_raise_naming_what_was_seen(name: str, obj: object) -> None:
+    with pytest.raises(UnsupportedInputError) as info:
+        read(obj)
+    message = str(info.value)
+    assert "cannot read citations from" in message
+    assert "gemini_response" in message and "search_summary" in message  # the shapes known
+    if isinstance(obj, dict) and obj:
+        assert sorted(obj)[0] in message  # its keys
+    elif not isinstance(obj, dict):
+        assert (type(obj).__name__ if obj is not None else "None") in message
+
+
+@pytest.mark.parametrize(("name", "obj"), NEAR_MISSES, ids=[n for n, _ in NEAR_MISSES])
+def test_validate_reports_near_miss_dicts(name: str, obj: object) -> None:
+    if not isinstance(obj, dict):
+        pytest.skip("validate raises for non-containers (test_validate)")
+    assert [p.code for p in validate(obj)] == ["unrecognized-input"]
+
+
+BLOCKED: list[tuple[str, dict[str, Any]]] = [
+    ("candidate with empty content", {"finishReason": "SAFETY", "content": {}}),
+    ("candidate without content", {"finishReason": "SAFETY", "index": 0,
+                                   "safetyRatings": [{"category": "HARM_CATEGORY_HARASSMENT"}]}),
+    ("response with a blocked candidate",
+     {"candidates": [{"finishReason": "SAFETY", "content": {}}], "modelVersion": "m"}),
+    ("response with a blocked prompt",
+     {"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}, "candidates": []}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "obj"), BLOCKED, ids=[n for n, _ in BLOCKED])
+def test_blocked_gemini_outputs_read_empty(name: str, obj: dict[str, Any]) -> None:
+    grounded = read(obj)
+    assert grounded.citations == [] and grounded.text is None
+    assert grounded.shape in ("gemini_candidate", "gemini_response")
+    assert grounded.finish_reason in ("SAFETY", "PROHIBITED_CONTENT")
+    assert validate(obj) == []
+
+
+def test_a_candidate_with_parts_and_no_metadata_is_empty_not_unsupported() -> None:
+    grounded = read({"content": {"parts": [{"text": "東京"}], "role": "model"}})
+    assert (grounded.text, grounded.citations, grounded.shape) == ("東京", [], "gemini_candidate")
+
+
+@pytest.mark.parametrize(
+    ("obj", "shape"),
+    [
+        (cases.gemini_response_json(), "gemini_response"),
+        (cases.gemini_response_json()["candidates"][0], "gemini_candidate"),
+        (cases.grounding_metadata_json(parts_relative=False), "grounding_metadata"),
+        (codec.to_dict(cases.answer_message()), "answer"),
+        (
+            {"answer": codec.to_dict(cases.answer_message()), "session": "s"},
+            "answer_query_response",
+        ),
+        (cases.answer_message(), "answer"),
+    ],
+)
+def test_google_shapes_are_named(obj: object, shape: str) -> None:
+    assert read(obj, text=None if shape != "grounding_metadata" else cases.joined()).shape == shape
+
+
+def test_shapes_are_documented() -> None:
+    from pathlib import Path
+
+    from grounding_protos._inputs import READERS
+
+    assert sorted(SHAPES) == sorted({r.shape for r in READERS})
+
+    doc = (Path(__file__).parent.parent / "docs" / "inputs.md").read_text(encoding="utf-8")
+    for shape in SHAPES:
+        assert f"`{shape}`" in doc
+
+
+# --- Property: any JSON value is read to a named shape or refused ----------------------
+
+_KEYS = sorted({
+    "candidates", "content", "parts", "text", "finishReason", "groundingMetadata",
+    "groundingSupports", "groundingChunks", "segment", "startIndex", "endIndex",
+    "groundingChunkIndices", "web", "uri", "title", "citationMetadata", "citations",
+    "citationSources", "answer", "answerText", "references", "sources", "referenceId",
+    "chunkInfo", "state", "summary", "summaryText", "summaryWithMetadata",
+    "summarySkippedReasons", "safetyAttributes", "referenceIndex", "chunkContents",
+    "output", "type", "annotations", "start_index", "end_index", "index", "url",
+    "choices", "message", "role", "start", "end", "document", "id",
+    "generatedResponsePart", "textResponsePart", "span", "retrievedReferences",
+    "location", "cited_text", "document_index", "start_char_index", "end_char_index",
+    "object", "url_citation", "promptFeedback",
+})  # fmt: skip
+_TYPES = st.sampled_from(["message", "text", "output_text", "url_citation", "response",
+                          "char_location", "document", "assistant", "chat.completion"])  # fmt: skip
+_JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-3, 40), st.floats(), st.text(max_size=6),
+              _TYPES),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from(_KEYS), inner, max_size=5),
+    ),
+    max_leaves=30,
+)  # fmt: skip
+
+
+@settings(max_examples=600, deadline=None)
+@given(_JSON)
+def test_any_json_value_reads_to_a_named_shape_or_is_refused(value: object) -> None:
+    """With errors="skip" the only exception ``read`` raises on a JSON value is
+    UnsupportedInputError; whatever it reads has a shape of ``SHAPES``."""
+    try:
+        grounded = read(value, errors="skip")
+    except UnsupportedInputError:
+        return
+    assert isinstance(grounded, Grounded)
+    assert grounded.shape in SHAPES
