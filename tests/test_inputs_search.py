@@ -135,6 +135,7 @@ def test_unit_defaults_to_bytes_and_can_be_characters() -> None:
     with pytest.raises(OffsetError):
         read(chars)
     assert "offset-splits-character" in {p.code for p in validate(chars)}
+    assert validate(chars, unit="char") == []
 
 
 def test_official_search_response_object() -> None:

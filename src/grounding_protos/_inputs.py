@@ -15,6 +15,10 @@ from dataclasses import dataclass
 
 from google.protobuf.message import Message
 
+from grounding_protos import _inputs_anthropic as anthropic
+from grounding_protos import _inputs_bedrock as bedrock
+from grounding_protos import _inputs_cohere as cohere
+from grounding_protos import _inputs_openai as openai
 from grounding_protos import _inputs_search as search
 from grounding_protos._access import (
     float_or_none,
@@ -505,6 +509,12 @@ READERS: tuple[Reader, ...] = (
     Reader("search_summary", search.is_summary, search.read_summary),
     Reader("summary_with_metadata", search.is_summary_with_metadata,
            search.read_summary_with_metadata),
+    Reader("openai_response", openai.is_response, openai.read_response),
+    Reader("openai_chat_completion", openai.is_chat_completion, openai.read_chat_completion),
+    Reader("anthropic_message", anthropic.is_message, anthropic.read_message),
+    Reader("cohere_chat", cohere.is_chat, cohere.read_chat),
+    Reader("bedrock_retrieve_and_generate", bedrock.is_retrieve_and_generate,
+           bedrock.read_retrieve_and_generate),
     Reader("answer", _is_answer, _read_bare_answer),
     Reader("gemini_candidate", _is_candidate, _read_bare_candidate),
     Reader("grounding_metadata", _is_grounding_metadata, _read_bare_grounding_metadata),

@@ -15,6 +15,8 @@ from typing import Any
 from google.protobuf.message import Message
 
 from grounding_protos._access import get
+from grounding_protos._model import Source
+from grounding_protos._raw import RawAnswer, RawRef
 
 _SCALARS = (str, bytes, bytearray, int, float, bool, list, tuple, set, frozenset, dict)
 
@@ -112,4 +114,34 @@ def enum_names(obj: object, name: str) -> tuple[str, ...]:
         elif isinstance(value, int) and not isinstance(value, bool) and enum is not None:
             known = enum.values_by_number.get(value)
             out.append(known.name if known is not None else str(value))
+    return tuple(out)
+
+
+class SourceTable:
+    """The sources of a reader that finds them inline (per citation): each distinct
+    source once in ``raw.sources``, pointed at by a ``chunk_index`` reference."""
+
+    def __init__(self, raw: RawAnswer) -> None:
+        self.raw = raw
+        self.seen: dict[Source, int] = {}
+        raw.source_kind = "chunks"
+
+    def ref(self, source: Source, path: str) -> RawRef:
+        """A reference to ``source`` (added on first sight; ``path`` is where it was)."""
+        index = self.seen.get(source)
+        if index is None:
+            index = self.seen[source] = len(self.raw.sources)
+            self.raw.sources.append((path, source))
+        return RawRef(path, index, "chunk_index")
+
+
+def metadata_pairs(value: object) -> tuple[tuple[str, str], ...]:
+    """A flat ``{key: scalar}`` mapping as ``(key, value)`` strings (others left out)."""
+    if not isinstance(value, Mapping):
+        return ()
+    out = []
+    for key, item in value.items():
+        if isinstance(item, bool) or not isinstance(item, (str, int, float)) or item == "":
+            continue
+        out.append((str(key), str(item)))
     return tuple(out)

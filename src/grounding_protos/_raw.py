@@ -27,6 +27,11 @@ InputShape = Literal[
     "search_response",
     "search_summary",
     "summary_with_metadata",
+    "openai_response",
+    "openai_chat_completion",
+    "anthropic_message",
+    "cohere_chat",
+    "bedrock_retrieve_and_generate",
 ]
 """What :func:`~grounding_protos.citations.read` read, as ``Grounded.shape`` names it."""
 
