@@ -38,6 +38,7 @@ NEAR_MISSES: list[tuple[str, object]] = [
     ("a list of content blocks without a message type",
      {"content": [{"type": "text", "text": "Café"}]}),
     ("candidates that are not records", {"candidates": [1, "x"]}),
+    ("prompt feedback without a block reason", {"promptFeedback": {"safetyRatings": []}}),
     ("a candidate that is no candidate", {"candidates": [{"role": "model"}]}),
     ("grounding supports not a list", {"groundingSupports": {"segment": {}}}),
     ("empty grounding lists", {"groundingSupports": [], "groundingChunks": []}),
@@ -82,6 +83,8 @@ BLOCKED: list[tuple[str, dict[str, Any]]] = [
      {"candidates": [{"finishReason": "SAFETY", "content": {}}], "modelVersion": "m"}),
     ("response with a blocked prompt",
      {"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}, "candidates": []}),
+    ("response with a blocked prompt and no candidates",
+     {"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}, "modelVersion": "m"}),
 ]  # fmt: skip
 
 
@@ -167,4 +170,80 @@ def test_any_json_value_reads_to_a_named_shape_or_is_refused(value: object) -> N
     except UnsupportedInputError:
         return
     assert isinstance(grounded, Grounded)
+    assert grounded.shape in SHAPES
+
+
+def test_google_genai_blocked_prompt_and_candidate() -> None:
+    genai = pytest.importorskip("google.genai.types", reason="google-genai is a test extra")
+    blocked = genai.GenerateContentResponse.model_validate(
+        {"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}}
+    )
+    grounded = read(blocked)
+    assert (grounded.shape, grounded.finish_reason) == ("gemini_response", "PROHIBITED_CONTENT")
+    candidate = genai.Candidate.model_validate({"finishReason": "SAFETY"})
+    assert read(candidate).finish_reason == "SAFETY"
+
+
+def test_official_answer_query_response_and_v1beta_answer() -> None:
+    de = pytest.importorskip("google.cloud.discoveryengine_v1", reason="official extra")
+    beta = pytest.importorskip("google.cloud.discoveryengine_v1beta", reason="official extra")
+    answer = cases.answer_message()
+    response = de.AnswerQueryResponse(answer=de.Answer.deserialize(answer.SerializeToString()))
+    expected = [(c.start, c.end, c.text) for c in read(answer).citations]
+    grounded = read(response)
+    assert grounded.shape == "answer_query_response"
+    assert [(c.start, c.end, c.text) for c in grounded.citations] == expected
+    assert read(beta.Answer.deserialize(answer.SerializeToString())).shape == "answer"
+    with pytest.raises(UnsupportedInputError, match="SearchResponse message"):
+        read(de.SearchResponse(total_size=3))  # no summary: nothing to read
+
+
+def _paths(value: object, prefix: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    """Every path to a value inside ``value`` (dict keys and list indices)."""
+    out = [prefix]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out += _paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            out += _paths(item, (*prefix, index))
+    return out
+
+
+def _replaced(document: Any, path: tuple[object, ...], new: object) -> Any:
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(document, dict):
+        return {k: (_replaced(v, rest, new) if k == head else v) for k, v in document.items()}
+    return [(_replaced(v, rest, new) if i == head else v) for i, v in enumerate(document)]
+
+
+def _fixtures() -> list[Any]:
+    from tests import vendor_cases as vc
+    from tests.test_inputs_search import search_response
+
+    return [
+        cases.gemini_response_json(), codec.to_dict(cases.answer_message()), search_response(),
+        vc.openai_response(), vc.openai_chat_completion(), vc.anthropic_message(),
+        vc.cohere_chat(), vc.bedrock_response(),
+    ]  # fmt: skip
+
+
+_FIXTURES = _fixtures()
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.data())
+def test_any_damage_to_a_real_shape_reads_or_is_refused(data: st.DataObject) -> None:
+    """A supported response with one value anywhere replaced by any JSON value: with
+    errors="skip", ``read`` returns a Grounded of a named shape or raises
+    UnsupportedInputError, nothing else."""
+    document = data.draw(st.sampled_from(_FIXTURES))
+    path = data.draw(st.sampled_from(_paths(document)))
+    damaged = _replaced(document, path, data.draw(_JSON))
+    try:
+        grounded = read(damaged, errors="skip")
+    except UnsupportedInputError:
+        return
     assert grounded.shape in SHAPES

@@ -150,10 +150,13 @@ _REFERENCE_KINDS = ("chunk_info", "unstructured_document_info", "structured_docu
 
 
 def _is_gemini_response(obj: object) -> bool:
+    """``candidates`` holding a record, or (a blocked prompt) no candidates and a
+    ``promptFeedback`` with a ``blockReason``."""
     candidates = get(obj, "candidates")
-    if not is_list(candidates):
-        return False
-    return any(map(is_record, candidates)) or is_record(get(obj, "prompt_feedback"))
+    if is_list(candidates) and any(map(is_record, candidates)):
+        return True
+    blocked = get(get(obj, "prompt_feedback"), "block_reason") not in (None, "", 0)
+    return (candidates is None or (is_list(candidates) and not candidates)) and blocked
 
 
 def _is_candidate(obj: object) -> bool:

@@ -20,7 +20,9 @@ overrides that.
 from __future__ import annotations
 
 from grounding_protos._access import float_or_none, get, items, text_or_none, titled, unwrap
+from grounding_protos._exceptions import UnsupportedInputError
 from grounding_protos._inputs_common import (
+    describe,
     enum_names,
     is_list,
     is_record,
@@ -66,8 +68,18 @@ def is_summary_with_metadata(obj: object) -> bool:
 
 
 def read_search_response(obj: object, candidate: int) -> RawAnswer:
-    """A whole ``SearchResponse``: its summary."""
-    return _read_summary(unwrap(get(obj, "summary")), "summary.")
+    """A whole ``SearchResponse``: its summary.
+
+    Raises:
+        UnsupportedInputError: a ``SearchResponse`` message without a summary.
+    """
+    summary = unwrap(get(obj, "summary"))
+    if summary is None:
+        raise UnsupportedInputError(
+            f"cannot read citations from {describe(obj)}: a SearchResponse without a "
+            "summary has no grounded answer (ask for one with contentSearchSpec.summarySpec)"
+        )
+    return _read_summary(summary, "summary.")
 
 
 def read_summary(obj: object, candidate: int) -> RawAnswer:
