@@ -72,7 +72,9 @@ def test_near_misses_raise_naming_what_was_seen(name: str, obj: object) -> None:
 def test_validate_reports_near_miss_dicts(name: str, obj: object) -> None:
     if not isinstance(obj, dict):
         pytest.skip("validate raises for non-containers (test_validate)")
-    assert [p.code for p in validate(obj)] == ["unrecognized-input"]
+    problems = validate(obj)
+    assert [p.code for p in problems] == ["unrecognized-input"]
+    assert "cannot read citations from" in problems[0].message  # the message read raises
 
 
 BLOCKED: list[tuple[str, dict[str, Any]]] = [
@@ -123,9 +125,10 @@ def test_google_shapes_are_named(obj: object, shape: str) -> None:
 def test_shapes_are_documented() -> None:
     from pathlib import Path
 
+    from grounding_protos._cli_commands import _SHAPE_WORDS
     from grounding_protos._inputs import READERS
 
-    assert sorted(SHAPES) == sorted({r.shape for r in READERS})
+    assert sorted(SHAPES) == sorted({r.shape for r in READERS}) == sorted(_SHAPE_WORDS)
 
     doc = (Path(__file__).parent.parent / "docs" / "inputs.md").read_text(encoding="utf-8")
     for shape in SHAPES:

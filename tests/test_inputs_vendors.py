@@ -163,7 +163,15 @@ def test_bedrock_drift_and_skip() -> None:
 
 # --- The CLI works on every vendor unchanged ------------------------------------------
 
+
+def _search_response() -> dict[str, Any]:
+    from tests.test_inputs_search import search_response
+
+    return search_response()
+
+
 VENDORS: dict[str, Any] = {
+    "search": _search_response,
     "openai": v.openai_response, "chat": v.openai_chat_completion,
     "anthropic": v.anthropic_message, "cohere": v.cohere_chat, "bedrock": v.bedrock_response,
 }  # fmt: skip
@@ -178,7 +186,8 @@ def test_cli_render_validate_inspect_html(
     grounded = read(VENDORS[vendor]())
     assert main(["render", str(path)]) == 0
     rendered = capsys.readouterr().out
-    assert rendered.startswith(render(v.TEXT, grounded.citations, "markdown"))
+    assert grounded.text is not None
+    assert rendered.startswith(render(grounded.text, grounded.citations, "markdown"))
     assert main(["validate", str(path)]) == 0
     capsys.readouterr()
     assert main(["inspect", "--json", str(path)]) == 0
@@ -187,3 +196,6 @@ def test_cli_render_validate_inspect_html(
     assert main(["render", "--style", "html", str(path)]) == 0
     html = capsys.readouterr().out
     assert "<html" in html.lower() and "東京" in html
+    from grounding_protos._cli_commands import _SHAPE_WORDS
+
+    assert summary["input"] == _SHAPE_WORDS[grounded.shape]

@@ -73,11 +73,11 @@ def validate(
     problems += _scores(obj)
     try:
         raw = read_input(obj, candidate=candidate, unit=unit)
-    except UnsupportedInputError:
+    except UnsupportedInputError as exc:
         if isinstance(obj, Message):
             return problems  # a message with no citations: field checks only
-        if isinstance(obj, Mapping):
-            return [*problems, Problem("unrecognized-input", _unrecognized(obj), "")]
+        if isinstance(obj, Mapping):  # what it saw and the shapes known, as read says
+            return [*problems, Problem("unrecognized-input", str(exc), "")]
         raise
     if isinstance(obj, Mapping):
         problems += _json_types(obj, raw, candidate)
@@ -96,11 +96,6 @@ def validate(
             )
         )
     return problems
-
-
-def _unrecognized(obj: Mapping[Any, Any]) -> str:
-    keys = ", ".join(sorted(map(str, obj))[:8])
-    return f"not a grounded answer of any supported shape (keys: {keys or 'none'})"
 
 
 # --- REQUIRED fields ----------------------------------------------------------------
