@@ -52,6 +52,9 @@ NEAR_MISSES: list[tuple[str, object]] = [
     ("output that is a string", {"output": "text"}),
     ("message without content", {"message": {"role": "assistant"}}),
     ("citations without output text", {"citations": [{"retrievedReferences": []}]}),
+    ("a finish reason that is not Gemini's", {"finishReason": "COMPLETE", "id": "x"}),
+    ("another vendor's finish reason beside a message",
+     {"finish_reason": "MAX_TOKENS", "message": {"role": "user", "content": "hi"}}),
 ]  # fmt: skip
 
 

@@ -130,6 +130,15 @@ def test_cohere_drifted_span_is_reanchored_on_its_text() -> None:
         read(drifted, errors="strict")  # strict: the drifted end is past the text
 
 
+def test_cohere_tool_call_response_reads_empty() -> None:
+    response = {"id": "c-2", "finish_reason": "TOOL_CALL", "message": {
+        "role": "assistant", "tool_plan": "Ich suche.", "tool_calls": [
+            {"id": "t1", "type": "function",
+             "function": {"name": "search", "arguments": "{}"}}]}}  # fmt: skip
+    grounded = read(response)
+    assert (grounded.shape, grounded.text, grounded.citations) == ("cohere_chat", None, [])
+
+
 def test_cohere_sdk_object() -> None:
     cohere = pytest.importorskip("cohere", reason="vendors test extra")
     response = cohere.V2ChatResponse.model_validate(v.cohere_chat())

@@ -146,6 +146,13 @@ def unsupported(obj: object, why: str = "") -> UnsupportedInputError:
 # --- Recognizing the Google shapes -------------------------------------------------------
 
 _ANSWER_STATES = frozenset({"STATE_UNSPECIFIED", "IN_PROGRESS", "FAILED", "SUCCEEDED", "STREAMING"})
+# Gemini's Candidate.FinishReason names (google.ai.generativelanguage v1beta, Vertex AI).
+_FINISH_REASONS = frozenset({
+    "FINISH_REASON_UNSPECIFIED", "STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "LANGUAGE",
+    "OTHER", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "MALFORMED_FUNCTION_CALL",
+    "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "IMAGE_OTHER",
+    "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS", "NO_IMAGE", "MISSING_THOUGHT_SIGNATURE",
+})  # fmt: skip
 _REFERENCE_KINDS = ("chunk_info", "unstructured_document_info", "structured_document_info")
 
 
@@ -173,8 +180,12 @@ def _is_candidate(obj: object) -> bool:
             return is_list(parts)
     if any(is_record(get(obj, n)) for n in ("grounding_metadata", "citation_metadata")):
         return True
+    if any(get(obj, n) is not None for n in ("message", "choices", "output")):
+        return False  # another vendor's response with a finish reason
     reason = get(obj, "finish_reason")
-    return isinstance(reason, (str, int)) and not isinstance(reason, bool) and bool(reason)
+    if isinstance(reason, str):
+        return getattr(reason, "value", reason) in _FINISH_REASONS
+    return isinstance(reason, int) and not isinstance(reason, bool) and reason > 0
 
 
 def _is_grounding_metadata(obj: object) -> bool:
@@ -508,6 +519,7 @@ def _parts(parts: Sequence[object]) -> Iterator[RawPart]:
 READERS: tuple[Reader, ...] = (
     Reader("gemini_response", _is_gemini_response, _read_gemini_response),
     Reader("answer_query_response", _is_answer_query_response, _read_answer_query_response),
+    Reader("answer", _is_answer, _read_bare_answer),
     Reader("search_response", search.is_search_response, search.read_search_response),
     Reader("search_summary", search.is_summary, search.read_summary),
     Reader("summary_with_metadata", search.is_summary_with_metadata,
@@ -518,7 +530,6 @@ READERS: tuple[Reader, ...] = (
     Reader("cohere_chat", cohere.is_chat, cohere.read_chat),
     Reader("bedrock_retrieve_and_generate", bedrock.is_retrieve_and_generate,
            bedrock.read_retrieve_and_generate),
-    Reader("answer", _is_answer, _read_bare_answer),
     Reader("gemini_candidate", _is_candidate, _read_bare_candidate),
     Reader("grounding_metadata", _is_grounding_metadata, _read_bare_grounding_metadata),
     Reader("citation_metadata", _is_citation_metadata, _read_bare_citation_metadata),

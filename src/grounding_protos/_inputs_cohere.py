@@ -36,14 +36,15 @@ _ANSWER_CITATIONS = (None, "TEXT_CONTENT")
 
 
 def is_chat(obj: object) -> bool:
-    """A v2 ``ChatResponse``: an assistant ``message`` whose ``content`` is a list."""
+    """A v2 ``ChatResponse``: an assistant ``message`` whose ``content`` is a list (or,
+    for a response that only calls tools, absent with ``tool_calls``)."""
     message = get(obj, "message")
-    return (
-        is_record(message)
-        and string(message, "role") == "assistant"
-        and is_list(get(message, "content"))
-        and lists_or_absent(message, "citations")
-    )
+    if not is_record(message) or string(message, "role") != "assistant":
+        return False
+    content = get(message, "content")
+    if not lists_or_absent(message, "citations", "tool_calls"):
+        return False
+    return is_list(content) or (content is None and is_list(get(message, "tool_calls")))
 
 
 def read_chat(obj: object, candidate: int) -> RawAnswer:
