@@ -208,3 +208,10 @@ def test_cli_render_validate_inspect_html(
     from grounding_protos._cli_commands import _SHAPE_WORDS
 
     assert summary["input"] == _SHAPE_WORDS[grounded.shape]
+
+
+def test_a_unit_that_is_no_unit_is_an_argument_error() -> None:
+    with pytest.raises(ArgumentValueError, match="unit must be"):
+        read(v.openai_response(), unit="codepoints")  # type: ignore[arg-type]
+    with pytest.raises(ArgumentValueError, match="unit must be"):
+        validate(v.openai_response(), unit="bytes")  # type: ignore[arg-type]
