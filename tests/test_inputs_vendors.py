@@ -215,3 +215,18 @@ def test_a_unit_that_is_no_unit_is_an_argument_error() -> None:
         read(v.openai_response(), unit="codepoints")  # type: ignore[arg-type]
     with pytest.raises(ArgumentValueError, match="unit must be"):
         validate(v.openai_response(), unit="bytes")  # type: ignore[arg-type]
+
+
+def test_cli_unit_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "openai16.json"
+    path.write_text(json.dumps(v.openai_response("utf16"), ensure_ascii=False), encoding="utf-8")
+    assert main(["inspect", "--json", "--unit", "utf16", str(path)]) == 0
+    spans = json.loads(capsys.readouterr().out)["spans"]
+    assert [s["chars"] for s in spans] == [list(v.char_span(1)), [v.char_span(2)[1]] * 2,
+                                           list(v.char_span(3))]  # fmt: skip
+    assert main(["validate", "--unit", "utf16", str(path)]) == 0
+    capsys.readouterr()
+    anthropic = tmp_path / "anthropic.json"
+    anthropic.write_text(json.dumps(v.anthropic_message()), encoding="utf-8")
+    assert main(["render", "--unit", "char", str(anthropic)]) == 2
+    assert "does not apply to anthropic_message" in capsys.readouterr().err

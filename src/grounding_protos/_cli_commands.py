@@ -45,6 +45,7 @@ class Options:
     style: Style = "markdown"
     snap: Literal["floor", "ceil", "outward"] | None = None
     clamp: bool = False
+    unit: Literal["byte", "char", "utf16"] | None = None  # --unit
     title: str | None = None
     compact: bool = False
     proto_names: bool = False
@@ -87,6 +88,7 @@ def read_grounded(options: Options, document: object, label: str) -> Grounded:
             candidate=options.candidate,
             snap=options.snap,
             clamp=options.clamp,
+            unit=options.unit,
         )
     except UnsupportedInputError as exc:
         raise Failure(at(label, str(exc))) from exc
@@ -135,7 +137,9 @@ def validate_document(options: Options, document: object, label: str) -> list[di
     from grounding_protos import UnsupportedInputError, validate
 
     try:
-        problems = validate(document, text=options.text, candidate=options.candidate)
+        problems = validate(
+            document, text=options.text, candidate=options.candidate, unit=options.unit
+        )
     except UnsupportedInputError as exc:
         raise Failure(at(label, str(exc))) from exc
     return [asdict(p) for p in problems]

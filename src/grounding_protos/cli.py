@@ -173,6 +173,11 @@ def build_parser() -> argparse.ArgumentParser:
             "(a bare GroundingMetadata); read as UTF-8, exactly",
         )
         sub.add_argument(
+            "--unit",
+            choices=("byte", "char", "utf16"),
+            help="what the input's offsets count, overriding the shape's default (docs/inputs.md)",
+        )
+        sub.add_argument(
             "--candidate",
             type=_candidate,
             default=0,
@@ -434,6 +439,7 @@ def _cmd_document(args: argparse.Namespace) -> int:
         style=getattr(args, "style", "markdown"),
         snap=getattr(args, "snap", None),
         clamp=getattr(args, "clamp", False),
+        unit=getattr(args, "unit", None),
         title=getattr(args, "title", None),
     )
     if args.jsonl:
