@@ -270,8 +270,9 @@ def build_parser() -> argparse.ArgumentParser:
         "Show a grounded answer with citation markers after each cited span and "
         "the numbered source list: Markdown (default), plain text, or a "
         "self-contained HTML page. Input: a Gemini response or candidate, a "
-        "Discovery Engine Answer, a GroundingMetadata (with --text) or a "
-        "CitationMetadata, as JSON.",
+        "Discovery Engine Answer, a GroundingMetadata (with --text), a "
+        "CitationMetadata, a Vertex AI Search summary, or an OpenAI, Anthropic, "
+        "Cohere or Bedrock response, as JSON.",
     )
     document_options(sub)
     sub.add_argument(
