@@ -56,3 +56,14 @@ def test_codec_benchmark_prints_floors_and_ceilings(
     out = capsys.readouterr().out
     assert "to_dict: at most" in out and "from_dict: at most" in out
     assert out.count(" µs") >= 4
+
+
+def test_readers_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import readers
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    readers.main(count=20, repeat=1)  # checks every shape reads the same spans
+    out = capsys.readouterr().out
+    assert out.count("x   (goal <= 1.5x)") == 6 and "dispatch share" in out

@@ -254,3 +254,17 @@ def test_any_damage_to_a_real_shape_reads_or_is_refused(data: st.DataObject) -> 
     except UnsupportedInputError:
         return
     assert grounded.shape in SHAPES
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_JSON, st.sampled_from(_FIXTURES)))
+def test_the_key_prefilter_never_hides_a_match(value: object) -> None:
+    """A reader whose ``matches`` accepts a dict always has one of its ``keys`` there,
+    so skipping readers by keys changes nothing."""
+    from grounding_protos._inputs import READERS
+
+    if not isinstance(value, dict):
+        return
+    for reader in READERS:
+        if reader.matches(value):
+            assert not reader.keys.isdisjoint(value), reader.shape

@@ -10,7 +10,7 @@ and ``validate`` share every check.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from google.protobuf.message import Message
@@ -21,6 +21,7 @@ from grounding_protos import _inputs_cohere as cohere
 from grounding_protos import _inputs_openai as openai
 from grounding_protos import _inputs_search as search
 from grounding_protos._access import (
+    camel,
     float_or_none,
     get,
     has,
@@ -49,11 +50,21 @@ from grounding_protos._raw import SHAPES, InputShape, RawAnswer, RawPart, RawRef
 
 @dataclass(frozen=True)
 class Reader:
-    """One input shape: how to recognize it (from structure only it has) and read it."""
+    """One input shape: how to recognize it (from structure only it has) and read it.
+
+    ``keys`` are the fields (snake_case) of which a dict of this shape has at least one:
+    the dispatcher skips the reader for a dict with none of them, in either spelling,
+    without calling ``matches``.
+    """
 
     shape: InputShape
     matches: Callable[[object], bool]
     read: Callable[[object, int], RawAnswer]  # (input, candidate) -> raw records
+    keys: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        spelled = self.keys | {camel(k) for k in self.keys}
+        object.__setattr__(self, "keys", frozenset(spelled))
 
 
 def read_input(obj: object, *, candidate: int = 0, unit: Unit | None = None) -> RawAnswer:
@@ -93,6 +104,10 @@ def reader_for(obj: object) -> Reader:
         shape = _message_shape(obj.DESCRIPTOR.full_name)
         if shape is not None:
             return _BY_SHAPE[shape]
+    elif isinstance(obj, Mapping):
+        for reader in READERS:
+            if not reader.keys.isdisjoint(obj.keys()) and reader.matches(obj):
+                return reader
     else:
         for reader in READERS:
             if reader.matches(obj):
@@ -516,23 +531,41 @@ def _parts(parts: Sequence[object]) -> Iterator[RawPart]:
 
 # --- The readers, in the order they are tried -------------------------------------------
 
+
+def _keys(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
 READERS: tuple[Reader, ...] = (
-    Reader("gemini_response", _is_gemini_response, _read_gemini_response),
-    Reader("answer_query_response", _is_answer_query_response, _read_answer_query_response),
-    Reader("answer", _is_answer, _read_bare_answer),
-    Reader("search_response", search.is_search_response, search.read_search_response),
-    Reader("search_summary", search.is_summary, search.read_summary),
+    Reader("gemini_response", _is_gemini_response, _read_gemini_response,
+           _keys("candidates", "prompt_feedback")),
+    Reader("answer_query_response", _is_answer_query_response, _read_answer_query_response,
+           _keys("answer")),
+    Reader("answer", _is_answer, _read_bare_answer,
+           _keys("answer_text", "answer_skipped_reasons", "citations", "grounding_supports",
+                 "references", "state")),
+    Reader("search_response", search.is_search_response, search.read_search_response,
+           _keys("summary")),
+    Reader("search_summary", search.is_summary, search.read_summary,
+           _keys("summary_text", "summary_with_metadata", "summary_skipped_reasons",
+                 "safety_attributes")),
     Reader("summary_with_metadata", search.is_summary_with_metadata,
-           search.read_summary_with_metadata),
-    Reader("openai_response", openai.is_response, openai.read_response),
-    Reader("openai_chat_completion", openai.is_chat_completion, openai.read_chat_completion),
-    Reader("anthropic_message", anthropic.is_message, anthropic.read_message),
-    Reader("cohere_chat", cohere.is_chat, cohere.read_chat),
+           search.read_summary_with_metadata, _keys("summary")),
+    Reader("openai_response", openai.is_response, openai.read_response, _keys("output")),
+    Reader("openai_chat_completion", openai.is_chat_completion, openai.read_chat_completion,
+           _keys("choices")),
+    Reader("anthropic_message", anthropic.is_message, anthropic.read_message,
+           _keys("content")),
+    Reader("cohere_chat", cohere.is_chat, cohere.read_chat, _keys("message")),
     Reader("bedrock_retrieve_and_generate", bedrock.is_retrieve_and_generate,
-           bedrock.read_retrieve_and_generate),
-    Reader("gemini_candidate", _is_candidate, _read_bare_candidate),
-    Reader("grounding_metadata", _is_grounding_metadata, _read_bare_grounding_metadata),
-    Reader("citation_metadata", _is_citation_metadata, _read_bare_citation_metadata),
+           bedrock.read_retrieve_and_generate, _keys("output")),
+    Reader("gemini_candidate", _is_candidate, _read_bare_candidate,
+           _keys("content", "grounding_metadata", "citation_metadata", "finish_reason")),
+    Reader("grounding_metadata", _is_grounding_metadata, _read_bare_grounding_metadata,
+           _keys("grounding_supports", "grounding_chunks", "web_search_queries",
+                 "retrieval_queries", "search_entry_point")),
+    Reader("citation_metadata", _is_citation_metadata, _read_bare_citation_metadata,
+           _keys("citation_sources", "citations")),
 )  # fmt: skip
 """Every reader; the first whose ``matches`` accepts an input reads it."""
 
