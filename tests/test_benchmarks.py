@@ -94,3 +94,14 @@ def test_read_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
         "validate_vs_read_answer", "batch_vs_per_line",
     }  # fmt: skip
     assert capsys.readouterr().out.count("goal <=") == 5
+
+
+def test_readers_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        readers = importlib.import_module("readers")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    readers.main(count=20, repeat=1)  # checks every shape reads the same spans
+    out = capsys.readouterr().out
+    assert out.count("x   (goal <= 1.5x)") == 6 and "dispatch share" in out

@@ -46,6 +46,7 @@ class Options:
     style: Style = "markdown"
     snap: Literal["floor", "ceil", "outward"] | None = None
     clamp: bool = False
+    unit: Literal["byte", "char", "utf16"] | None = None  # --unit
     title: str | None = None
     compact: bool = False
     proto_names: bool = False
@@ -92,6 +93,7 @@ def read_grounded(options: Options, document: object, label: str) -> Grounded:
             errors=options.spans,
             snap=options.snap,
             clamp=options.clamp,
+            unit=options.unit,
         )
     except UnsupportedInputError as exc:
         raise Failure(at(label, str(exc))) from exc
@@ -192,7 +194,9 @@ def validate_document(options: Options, document: object, label: str) -> list[di
     from grounding_protos import UnsupportedInputError, validate
 
     try:
-        problems = validate(document, text=options.text, candidate=options.candidate)
+        problems = validate(
+            document, text=options.text, candidate=options.candidate, unit=options.unit
+        )
     except UnsupportedInputError as exc:
         raise Failure(at(label, str(exc))) from exc
     return [asdict(p) for p in problems]
@@ -225,44 +229,36 @@ def problem_line(problem: Mapping[str, str]) -> str:
 # --- inspect --------------------------------------------------------------------------------
 
 
+_SHAPE_WORDS = {
+    "gemini_response": "Gemini generateContent response",
+    "gemini_candidate": "Gemini candidate",
+    "grounding_metadata": "GroundingMetadata",
+    "citation_metadata": "CitationMetadata",
+    "answer": "Discovery Engine Answer",
+    "answer_query_response": "Discovery Engine answer response",
+    "search_response": "Vertex AI Search response with a summary",
+    "search_summary": "Vertex AI Search summary",
+    "summary_with_metadata": "Vertex AI Search summary with metadata",
+    "openai_response": "OpenAI Responses API response",
+    "openai_chat_completion": "OpenAI chat completion",
+    "anthropic_message": "Anthropic message",
+    "cohere_chat": "Cohere v2 chat response",
+    "bedrock_retrieve_and_generate": "Bedrock RetrieveAndGenerate response",
+}
+
+
 def describe(document: object) -> str:
-    """What kind of input this is, in words."""
+    """What kind of input this is, in words (the shape ``read`` recognizes)."""
     from google.protobuf.message import Message
+
+    from grounding_protos._inputs import classify
 
     if isinstance(document, Message):
         return document.DESCRIPTOR.full_name
-    if not isinstance(document, Mapping):
-        return type(document).__name__
-
-    def has(*names: str) -> bool:
-        return any(document.get(n) not in (None, "", [], {}) for n in names)
-
-    if has("candidates"):
-        return "Gemini generateContent response"
-    if isinstance(document.get("answer"), Mapping):
-        return "Discovery Engine answer response"
-    if has("answerText", "answer_text", "references"):
-        return "Discovery Engine Answer"
-    if has(
-        "content",
-        "groundingMetadata",
-        "grounding_metadata",
-        "citationMetadata",
-        "citation_metadata",
-    ):
-        return "Gemini candidate"
-    if has(
-        "groundingSupports",
-        "grounding_supports",
-        "groundingChunks",
-        "grounding_chunks",
-        "webSearchQueries",
-        "web_search_queries",
-    ):
-        return "GroundingMetadata"
-    if has("citationSources", "citation_sources", "citations"):
-        return "CitationMetadata"
-    return "unrecognized JSON object"
+    shape = classify(document)
+    if shape is not None:
+        return _SHAPE_WORDS.get(shape, shape)
+    return "unrecognized JSON object" if isinstance(document, Mapping) else type(document).__name__
 
 
 def summarize(options: Options, document: object, label: str) -> dict[str, Any]:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from grounding_protos._exceptions import ArgumentValueError
 from grounding_protos._inputs import read_input
 from grounding_protos._model import Citation, Grounded, SpanPolicy
-from grounding_protos._offsets import SpanSnap
+from grounding_protos._offsets import SpanSnap, Unit
 from grounding_protos._resolve import resolve
 
 _POLICIES = ("strict", "repair", "skip")
+_UNITS = ("byte", "char", "utf16")
 
 
 def read(
@@ -19,6 +20,7 @@ def read(
     errors: SpanPolicy = "repair",
     snap: SpanSnap | None = None,
     clamp: bool = False,
+    unit: Unit | None = None,
 ) -> Grounded:
     """The answer text and its citations, from any supported input.
 
@@ -35,6 +37,13 @@ def read(
     a Gemini candidate, joined, thought parts skipped, with each segment's
     ``part_index`` honoured), else ``text=``. Offsets are strict unless ``snap``
     (``"floor"``, ``"ceil"``, ``"outward"``) or ``clamp=True`` asks for leniency.
+
+    Also read: Vertex AI Search summaries (a ``SearchResponse``, its ``summary`` or a
+    ``summaryWithMetadata``) and other vendors' responses (OpenAI Responses and Chat
+    Completions, Anthropic Messages, Cohere v2 chat, Bedrock RetrieveAndGenerate).
+    ``Grounded.shape`` says which of ``citations.SHAPES`` was read. ``unit``
+    (``"byte"``, ``"char"``, ``"utf16"``) overrides what the shape's offsets are taken
+    to count (docs/inputs.md lists each shape's default and the evidence for it).
 
     >>> grounded = read({
     ...     "candidates": [{
@@ -55,23 +64,28 @@ def read(
     (6, 12, 5, 7, '東京', 'T')
 
     Raises:
-        UnsupportedInputError: ``obj`` has none of the supported shapes.
+        UnsupportedInputError: ``obj`` has none of the supported shapes; the message
+            names what it saw and the shapes known.
         OffsetError: an offset is out of range, inverted or splits a character.
         CitationError: a chunk index or ``reference_id`` points nowhere, a
             ``part_index`` names no text part, or ``text=`` contradicts the input.
     """
     if errors not in _POLICIES:
         raise ArgumentValueError(f"errors must be 'strict', 'repair' or 'skip', not {errors!r}")
-    raw = read_input(obj, candidate=candidate)
+    if unit is not None and unit not in _UNITS:
+        raise ArgumentValueError(f"unit must be 'byte', 'char' or 'utf16', not {unit!r}")
+    raw = read_input(obj, candidate=candidate, unit=unit)
     resolution = resolve(raw, text, mode=errors, snap=snap, clamp=clamp)
     return Grounded(
         resolution.text,
         resolution.citations,
         problems=resolution.problems,
         declared_sources=raw.declared_sources,
-        shape=raw.input_shape,
+        shape=raw.input_shape or "",
         search=raw.search,
         finish_reason=raw.finish_reason,
+        skipped_reasons=raw.skipped_reasons,
+        safety=raw.safety,
     )
 
 
@@ -83,6 +97,7 @@ def extract(
     errors: SpanPolicy = "repair",
     snap: SpanSnap | None = None,
     clamp: bool = False,
+    unit: Unit | None = None,
 ) -> list[Citation]:
     """The citations of any supported input (see :func:`read`, which also gives the text).
 
@@ -98,5 +113,5 @@ def extract(
     [(0, 6, 'Zürich', 'Zürich')]
     """
     return read(
-        obj, text=text, candidate=candidate, errors=errors, snap=snap, clamp=clamp
+        obj, text=text, candidate=candidate, errors=errors, snap=snap, clamp=clamp, unit=unit
     ).citations

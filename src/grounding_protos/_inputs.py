@@ -10,11 +10,18 @@ and ``validate`` share every check.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 from google.protobuf.message import Message
 
+from grounding_protos import _inputs_anthropic as anthropic
+from grounding_protos import _inputs_bedrock as bedrock
+from grounding_protos import _inputs_cohere as cohere
+from grounding_protos import _inputs_openai as openai
+from grounding_protos import _inputs_search as search
 from grounding_protos._access import (
+    camel,
     fields,
     float_or_none,
     get,
@@ -24,103 +31,269 @@ from grounding_protos._access import (
     titled,
     unwrap,
 )
-from grounding_protos._exceptions import UnsupportedInputError
+from grounding_protos._exceptions import ArgumentValueError, UnsupportedInputError
+from grounding_protos._inputs_common import (
+    describe,
+    enum_name,
+    enum_names,
+    is_list,
+    is_record,
+    lists_or_absent,
+    nonempty_list,
+    string,
+)
 from grounding_protos._model import CitationKind, SearchInfo, Source, UrlStatus
-from grounding_protos._raw import RawAnswer, RawPart, RawRef, RawSpan, Shape
+from grounding_protos._offsets import Unit
+from grounding_protos._raw import SHAPES, InputShape, RawAnswer, RawPart, RawRef, RawSpan
 
-_BY_FULL_NAME: dict[str, Shape] = {
-    "google.cloud.discoveryengine.v1.Answer": "answer",
+# --- Dispatch -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reader:
+    """One input shape: how to recognize it (from structure only it has) and read it.
+
+    ``keys`` are the fields (snake_case) of which a dict of this shape has at least one:
+    the dispatcher skips the reader for a dict with none of them, in either spelling,
+    without calling ``matches``.
+    """
+
+    shape: InputShape
+    matches: Callable[[object], bool]
+    read: Callable[[object, int], RawAnswer]  # (input, candidate) -> raw records
+    keys: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        spelled = self.keys | {camel(k) for k in self.keys}
+        object.__setattr__(self, "keys", frozenset(spelled))
+
+
+def read_input(obj: object, *, candidate: int = 0, unit: Unit | None = None) -> RawAnswer:
+    """Read any supported input into a :class:`RawAnswer`; ``unit`` overrides what the
+    shape's offsets are taken to count.
+
+    The readers are tried in the order of :data:`READERS`; a message is read by its
+    full type name. ``input_shape`` says which one read it.
+
+    Raises:
+        UnsupportedInputError: the object has none of the supported shapes (the
+            message names what it saw and the shapes known).
+        ArgumentValueError: ``unit`` given for a shape whose spans have no offsets.
+    """
+    obj = unwrap(obj)
+    reader = reader_for(obj)
+    raw = reader.read(obj, candidate)
+    if raw.input_shape is None:
+        raw.input_shape = reader.shape
+    if unit is not None:
+        if not raw.offsets:
+            raise ArgumentValueError(
+                f"unit={unit!r} does not apply to {raw.input_shape}: its spans are whole "
+                "text blocks, not offsets"
+            )
+        raw.unit = unit
+    return raw
+
+
+def reader_for(obj: object) -> Reader:
+    """The reader of ``obj``'s shape.
+
+    Raises:
+        UnsupportedInputError: no reader recognizes it.
+    """
+    if isinstance(obj, Message):
+        shape = _message_shape(obj.DESCRIPTOR.full_name)
+        if shape is not None:
+            return _BY_SHAPE[shape]
+    elif isinstance(obj, Mapping):
+        for reader in READERS:
+            if not reader.keys.isdisjoint(obj.keys()) and reader.matches(obj):
+                return reader
+    else:
+        for reader in READERS:
+            if reader.matches(obj):
+                return reader
+    raise unsupported(obj)
+
+
+def classify(obj: object) -> InputShape | None:
+    """The shape ``obj`` has, or ``None`` (no exception).
+
+    >>> classify({"summary": {"summaryText": "…"}}), classify({"content": []})
+    ('search_response', None)
+    """
+    try:
+        return reader_for(unwrap(obj)).shape
+    except UnsupportedInputError:
+        return None
+
+
+def _message_shape(full_name: str) -> InputShape | None:
+    prefix = "google.cloud.discoveryengine."
+    if full_name.startswith(prefix):
+        version, _, name = full_name[len(prefix) :].partition(".")
+        if version.startswith("v1"):  # v1, v1beta, v1alpha
+            return _DISCOVERY_ENGINE_MESSAGES.get(name)
+    return _MESSAGES.get(full_name)
+
+
+_DISCOVERY_ENGINE_MESSAGES: dict[str, InputShape] = {
+    "Answer": "answer",
+    "AnswerQueryResponse": "answer_query_response",
+    "SearchResponse": "search_response",
+    "SearchResponse.Summary": "search_summary",
+    "SearchResponse.Summary.SummaryWithMetadata": "summary_with_metadata",
+}
+_MESSAGES: dict[str, InputShape] = {
     "google.cloud.dialogflow.v2beta1.GroundingMetadata": "grounding_metadata",
     "google.ai.generativelanguage.v1beta3.CitationMetadata": "citation_metadata",
 }
 
 
-# --- Shapes ---------------------------------------------------------------------------
-
-
-def classify(obj: object) -> Shape:
-    """Which schema an object has (by full name for messages, by fields otherwise)."""
-    if isinstance(obj, Message):
-        known = _BY_FULL_NAME.get(obj.DESCRIPTOR.full_name)
-        if known is not None:
-            return known
-    if has(obj, "answer_text") or has(obj, "references"):
-        return "answer"
-    if any(has(c, "sources") for c in items(obj, "citations")) or any(
-        has(s, "sources") or has(s, "start_index") for s in items(obj, "grounding_supports")
-    ):
-        return "answer"
-    if has(obj, "content") or has(obj, "grounding_metadata") or has(obj, "citation_metadata"):
-        return "candidate"
-    if any(has(obj, n) for n in ("grounding_supports", "grounding_chunks", "web_search_queries")):
-        return "grounding_metadata"
-    if has(obj, "citation_sources") or has(obj, "citations"):
-        return "citation_metadata"
-    return "none"
-
-
-def read_input(obj: object, *, candidate: int = 0) -> RawAnswer:
-    """Read any supported input into a :class:`RawAnswer`.
-
-    Raises:
-        UnsupportedInputError: the object has none of the supported shapes.
-    """
-    obj = unwrap(obj)
-    raw = _read_shape(obj, candidate)
-    if not raw.input_shape:
-        raw.input_shape = "gemini_candidate" if raw.shape == "candidate" else raw.shape
-    return raw
-
-
-def _read_shape(obj: object, candidate: int) -> RawAnswer:
-    prefix = ""
-    outer = ""
-    if not isinstance(obj, Message) or obj.DESCRIPTOR.full_name not in _BY_FULL_NAME:
-        inner = get(obj, "answer")  # a Discovery Engine AnswerQueryResponse
-        if inner is not None and classify(unwrap(inner)) == "answer":
-            obj, prefix, outer = unwrap(inner), "answer.", "answer_query_response"
-        elif has(obj, "candidates"):  # a Gemini GenerateContentResponse
-            candidates = items(obj, "candidates")
-            if not 0 <= candidate < len(candidates):
-                raise UnsupportedInputError(
-                    f"the response has {len(candidates)} candidates; "
-                    f"candidate={candidate} is out of range"
-                )
-            obj, prefix = unwrap(candidates[candidate]), f"candidates[{candidate}]."
-            outer = "gemini_response"
-    shape = classify(obj)
-    if shape == "answer":
-        raw = _read_answer(obj, prefix)
-    elif shape == "grounding_metadata":
-        raw = RawAnswer(shape, prefix)
-        _read_grounding_metadata(obj, prefix, raw)
-    elif shape == "citation_metadata":
-        raw = RawAnswer(shape, prefix)
-        _read_citation_metadata(obj, prefix, raw)
-    elif shape == "candidate":
-        raw = _read_candidate(obj, prefix)
-    else:
-        raise _unsupported(obj)
-    raw.input_shape = outer
-    return raw
-
-
-def _unsupported(obj: object) -> UnsupportedInputError:
+def unsupported(obj: object, why: str = "") -> UnsupportedInputError:
+    """The error for an input of no supported shape: what it is, and the shapes known."""
     return UnsupportedInputError(
-        f"cannot read citations from {_describe(obj)}: expected a Discovery Engine Answer "
-        "(or answer response), a Gemini response or candidate, a GroundingMetadata or a "
-        "CitationMetadata — as a message, an official client or google-genai object, "
-        "or a REST JSON dict"
+        f"cannot read citations from {describe(obj)}{why}: it has none of the supported "
+        f"shapes ({', '.join(SHAPES)}; as REST JSON, messages, official client or SDK "
+        "objects)"
     )
 
 
-def _describe(obj: object) -> str:
-    if isinstance(obj, Message):
-        return f"a {obj.DESCRIPTOR.full_name} message"
-    if isinstance(obj, Mapping):
-        keys = ", ".join(sorted(map(str, obj))[:6])
-        return f"a dict with keys {{{keys}}}" if obj else "an empty dict"
-    return f"an object of type {type(obj).__module__}.{type(obj).__qualname__}"
+# --- Recognizing the Google shapes -------------------------------------------------------
+
+_ANSWER_STATES = frozenset({"STATE_UNSPECIFIED", "IN_PROGRESS", "FAILED", "SUCCEEDED", "STREAMING"})
+# Gemini's Candidate.FinishReason names (google.ai.generativelanguage v1beta, Vertex AI).
+_FINISH_REASONS = frozenset({
+    "FINISH_REASON_UNSPECIFIED", "STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "LANGUAGE",
+    "OTHER", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "MALFORMED_FUNCTION_CALL",
+    "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "IMAGE_OTHER",
+    "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS", "NO_IMAGE", "MISSING_THOUGHT_SIGNATURE",
+})  # fmt: skip
+_REFERENCE_KINDS = ("chunk_info", "unstructured_document_info", "structured_document_info")
+
+
+def _is_gemini_response(obj: object) -> bool:
+    """``candidates`` holding a record, or (a blocked prompt) no candidates and a
+    ``promptFeedback`` with a ``blockReason``."""
+    candidates = get(obj, "candidates")
+    if is_list(candidates) and any(map(is_record, candidates)):
+        return True
+    blocked = get(get(obj, "prompt_feedback"), "block_reason") not in (None, "", 0)
+    return (candidates is None or (is_list(candidates) and not candidates)) and blocked
+
+
+def _is_candidate(obj: object) -> bool:
+    """A Gemini candidate: ``content.parts`` a list, grounding or citation metadata, or
+    (a blocked candidate) a finish reason with an empty or absent ``content``."""
+    if not is_record(obj):
+        return False
+    content = get(obj, "content")
+    if content is not None:
+        if not is_record(content):
+            return False  # Anthropic's content list, a string
+        parts = get(content, "parts")
+        if parts is not None:
+            return is_list(parts)
+    if any(is_record(get(obj, n)) for n in ("grounding_metadata", "citation_metadata")):
+        return True
+    if any(get(obj, n) is not None for n in ("message", "choices", "output")):
+        return False  # another vendor's response with a finish reason
+    reason = get(obj, "finish_reason")
+    if isinstance(reason, str):
+        return getattr(reason, "value", reason) in _FINISH_REASONS
+    return isinstance(reason, int) and not isinstance(reason, bool) and reason > 0
+
+
+def _is_grounding_metadata(obj: object) -> bool:
+    names = ("grounding_supports", "grounding_chunks", "web_search_queries", "retrieval_queries")
+    if not lists_or_absent(obj, *names):
+        return False
+    return any(nonempty_list(obj, n) for n in names) or is_record(get(obj, "search_entry_point"))
+
+
+_CITATION_FIELDS = ("start_index", "end_index", "uri", "title", "license", "publication_date")
+
+
+def _is_citation_metadata(obj: object) -> bool:
+    for name in ("citation_sources", "citations"):
+        cited = get(obj, name)
+        if (
+            is_list(cited)
+            and cited
+            and all(
+                is_record(c)
+                and get(c, "sources") is None
+                and any(get(c, f) is not None for f in _CITATION_FIELDS)
+                for c in cited
+            )
+        ):
+            return True
+    return False
+
+
+def _is_answer(obj: object) -> bool:
+    if not is_record(obj):
+        return False
+    if string(obj, "answer_text") is not None or nonempty_list(obj, "answer_skipped_reasons"):
+        return True
+    for name in ("citations", "grounding_supports"):
+        for item in items(obj, name):
+            if any(get(s, "reference_id") is not None for s in items(item, "sources")):
+                return True
+    for reference in items(obj, "references"):
+        if any(get(reference, n) is not None for n in _REFERENCE_KINDS):
+            return True
+    return string(obj, "state") in _ANSWER_STATES and string(obj, "name") is not None
+
+
+def _is_answer_query_response(obj: object) -> bool:
+    return _is_answer(unwrap(get(obj, "answer")))
+
+
+# --- Reading the Google shapes -----------------------------------------------------------
+
+
+def _read_gemini_response(obj: object, candidate: int) -> RawAnswer:
+    candidates = items(obj, "candidates")
+    if not candidates and is_record(get(obj, "prompt_feedback")):
+        raw = RawAnswer("candidate", "")  # the prompt was blocked: no candidate at all
+        raw.finish_reason = enum_name(get(obj, "prompt_feedback"), "block_reason")
+        return raw
+    if not 0 <= candidate < len(candidates):
+        raise UnsupportedInputError(
+            f"the response has {len(candidates)} candidates; candidate={candidate} is out of range"
+        )
+    chosen = unwrap(candidates[candidate])
+    if not _is_candidate(chosen):
+        raise unsupported(chosen, f" (candidates[{candidate}] of a Gemini response)")
+    return _read_candidate(chosen, f"candidates[{candidate}].")
+
+
+def _read_answer_query_response(obj: object, candidate: int) -> RawAnswer:
+    answer = unwrap(get(obj, "answer"))
+    if answer is None:
+        raise unsupported(obj, " (an answer response without its answer)")
+    return _read_answer(answer, "answer.")
+
+
+def _read_bare_answer(obj: object, candidate: int) -> RawAnswer:
+    return _read_answer(obj, "")
+
+
+def _read_bare_candidate(obj: object, candidate: int) -> RawAnswer:
+    return _read_candidate(obj, "")
+
+
+def _read_bare_grounding_metadata(obj: object, candidate: int) -> RawAnswer:
+    raw = RawAnswer("grounding_metadata", "")
+    _read_grounding_metadata(obj, "", raw)
+    return raw
+
+
+def _read_bare_citation_metadata(obj: object, candidate: int) -> RawAnswer:
+    raw = RawAnswer("citation_metadata", "")
+    _read_citation_metadata(obj, "", raw)
+    return raw
 
 
 # --- Discovery Engine Answer ----------------------------------------------------------
@@ -130,6 +303,7 @@ def _read_answer(answer: object, prefix: str) -> RawAnswer:
     text = get(answer, "answer_text")
     raw = RawAnswer("answer", prefix, text=text if isinstance(text, str) else None)
     raw.source_kind = "references"
+    raw.skipped_reasons = enum_names(answer, "answer_skipped_reasons")
     for i, reference in enumerate(items(answer, "references")):
         raw.sources.append((f"{prefix}references[{i}]", _reference_source(reference, i)))
     kinds: tuple[tuple[str, CitationKind], ...] = (
@@ -332,12 +506,12 @@ def _read_candidate(candidate: object, prefix: str) -> RawAnswer:
     meta = get(candidate, "grounding_metadata")
     if meta is not None:
         _read_grounding_metadata(unwrap(meta), f"{prefix}grounding_metadata.", raw)
-    raw.finish_reason = _enum_name(candidate, "finish_reason")
+    raw.finish_reason = enum_name(candidate, "finish_reason")
     statuses = []
     for entry in items(get(candidate, "url_context_metadata"), "url_metadata"):
         url = text_or_none(get(entry, "retrieved_url"))
         if url is not None:
-            statuses.append(UrlStatus(url, _enum_name(entry, "url_retrieval_status") or ""))
+            statuses.append(UrlStatus(url, enum_name(entry, "url_retrieval_status") or ""))
     if statuses:
         raw.search = SearchInfo(
             raw.search.queries, raw.search.rendered_content, raw.search.retrieval_queries,
@@ -351,21 +525,50 @@ def _read_candidate(candidate: object, prefix: str) -> RawAnswer:
     return raw
 
 
-def _enum_name(obj: object, name: str) -> str | None:
-    """An enum field's name, from a JSON string, a str enum (google-genai) or a message."""
-    value = get(obj, name)
-    if isinstance(value, str):
-        value = getattr(value, "value", value)  # a str Enum member
-        return value if isinstance(value, str) and value else None
-    if isinstance(obj, Message) and isinstance(value, int) and value:
-        field = obj.DESCRIPTOR.fields_by_name.get(name)
-        enum = field.enum_type if field is not None else None
-        number = enum.values_by_number.get(value) if enum is not None else None
-        return number.name if number is not None else str(value)
-    return None
-
-
 def _parts(parts: Sequence[object]) -> Iterator[RawPart]:
     for i, part in enumerate(parts):
         text = get(part, "text")
         yield RawPart(i, text if isinstance(text, str) else None, get(part, "thought") is True)
+
+
+# --- The readers, in the order they are tried -------------------------------------------
+
+
+def _keys(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+READERS: tuple[Reader, ...] = (
+    Reader("gemini_response", _is_gemini_response, _read_gemini_response,
+           _keys("candidates", "prompt_feedback")),
+    Reader("answer_query_response", _is_answer_query_response, _read_answer_query_response,
+           _keys("answer")),
+    Reader("answer", _is_answer, _read_bare_answer,
+           _keys("answer_text", "answer_skipped_reasons", "citations", "grounding_supports",
+                 "references", "state")),
+    Reader("search_response", search.is_search_response, search.read_search_response,
+           _keys("summary")),
+    Reader("search_summary", search.is_summary, search.read_summary,
+           _keys("summary_text", "summary_with_metadata", "summary_skipped_reasons",
+                 "safety_attributes")),
+    Reader("summary_with_metadata", search.is_summary_with_metadata,
+           search.read_summary_with_metadata, _keys("summary")),
+    Reader("openai_response", openai.is_response, openai.read_response, _keys("output")),
+    Reader("openai_chat_completion", openai.is_chat_completion, openai.read_chat_completion,
+           _keys("choices")),
+    Reader("anthropic_message", anthropic.is_message, anthropic.read_message,
+           _keys("content")),
+    Reader("cohere_chat", cohere.is_chat, cohere.read_chat, _keys("message")),
+    Reader("bedrock_retrieve_and_generate", bedrock.is_retrieve_and_generate,
+           bedrock.read_retrieve_and_generate, _keys("output")),
+    Reader("gemini_candidate", _is_candidate, _read_bare_candidate,
+           _keys("content", "grounding_metadata", "citation_metadata", "finish_reason")),
+    Reader("grounding_metadata", _is_grounding_metadata, _read_bare_grounding_metadata,
+           _keys("grounding_supports", "grounding_chunks", "web_search_queries",
+                 "retrieval_queries", "search_entry_point")),
+    Reader("citation_metadata", _is_citation_metadata, _read_bare_citation_metadata,
+           _keys("citation_sources", "citations")),
+)  # fmt: skip
+"""Every reader; the first whose ``matches`` accepts an input reads it."""
+
+_BY_SHAPE: dict[InputShape, Reader] = {r.shape: r for r in READERS}

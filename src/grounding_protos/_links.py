@@ -38,10 +38,10 @@ def resolve_urls(
     ``Location``. No cookies, credentials or referrer are sent, no environment
     (proxy variables, ``.netrc``) is read. A resolved source gets ``uri`` = the page,
     ``domain`` = its host and ``redirect_uri`` = the redirect; sources that lead to the
-    same page then share one number in :func:`~grounding_protos.citations.render`. A URL that cannot be resolved
-    (timeout, HTTP error, no ``Location``, a target that is not http(s), a loop)
-    leaves its sources as they were and adds a ``Problem`` (``redirect-timeout``,
-    ``redirect-http-error``, …) to ``problems``, path ``declared_sources[2].uri``.
+    same page then share one number in :func:`~grounding_protos.citations.render`. A
+    URL that cannot be resolved (timeout, HTTP error, no ``Location``, a target that is
+    not http(s), a loop) leaves its sources as they were and adds a ``Problem``
+    (``redirect-timeout``, ``redirect-http-error``, …) to ``problems``, path ``declared_sources[2].uri``.
 
     At most ``concurrency`` requests run at a time, each within ``timeout`` seconds,
     and the whole call within ``deadline`` seconds (``None``: no limit).

@@ -7,12 +7,36 @@ checks and converts its values, so ``read`` and ``validate`` share every check.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 from grounding_protos._model import CitationKind, SearchInfo, Source
 from grounding_protos._offsets import Unit
 
 Shape = Literal["answer", "grounding_metadata", "citation_metadata", "candidate", "none"]
+"""The schema a reader's spans and sources follow (what ``validate`` checks JSON types
+against); ``"none"`` for shapes without one of our schemas (search summaries, other
+vendors)."""
+
+InputShape = Literal[
+    "gemini_response",
+    "gemini_candidate",
+    "grounding_metadata",
+    "citation_metadata",
+    "answer",
+    "answer_query_response",
+    "search_response",
+    "search_summary",
+    "summary_with_metadata",
+    "openai_response",
+    "openai_chat_completion",
+    "anthropic_message",
+    "cohere_chat",
+    "bedrock_retrieve_and_generate",
+]
+"""What :func:`~grounding_protos.citations.read` read, as ``Grounded.shape`` names it."""
+
+SHAPES: tuple[InputShape, ...] = get_args(InputShape)
+"""Every value ``Grounded.shape`` can take."""
 
 
 @dataclass(slots=True)
@@ -63,9 +87,12 @@ class RawAnswer:
     sources: list[tuple[str, Source]] = field(default_factory=list)  # (path, source)
     source_kind: Literal["chunks", "references", "none"] = "none"
     unit: Unit = "byte"  # what the span offsets count
-    input_shape: str = ""  # what was read, as Grounded.shape names it
+    input_shape: InputShape | None = None  # what was read, as Grounded.shape names it
     search: SearchInfo = field(default_factory=SearchInfo)
     finish_reason: str | None = None
+    skipped_reasons: tuple[str, ...] = ()  # why the vendor gave no (full) answer
+    safety: tuple[tuple[str, float | None], ...] = ()  # (category, score) attributes
+    offsets: bool = True  # False: the reader made the spans itself (unit= does not apply)
 
     @property
     def declared_sources(self) -> list[Source]:

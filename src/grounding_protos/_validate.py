@@ -18,11 +18,11 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from grounding_protos._access import get, unwrap
-from grounding_protos._exceptions import UnsupportedInputError
+from grounding_protos._exceptions import ArgumentValueError, UnsupportedInputError
 from grounding_protos._inputs import classify, read_input
 from grounding_protos._json_check import parses
 from grounding_protos._model import Problem
-from grounding_protos._offsets import shown
+from grounding_protos._offsets import Unit, shown
 from grounding_protos._pool import is_repeated
 from grounding_protos._raw import RawAnswer
 from grounding_protos._registry import message_class
@@ -38,7 +38,13 @@ _SCHEMA_OF_SHAPE = {
 _MAX_DEPTH = 200
 
 
-def validate(obj: object, *, text: str | bytes | None = None, candidate: int = 0) -> list[Problem]:
+def validate(
+    obj: object,
+    *,
+    text: str | bytes | None = None,
+    candidate: int = 0,
+    unit: Unit | None = None,
+) -> list[Problem]:
     """Every problem found in a grounded answer; an empty list when there is none.
 
     Accepts what :func:`grounding_protos.citations.extract` accepts. Checks offsets
@@ -46,7 +52,8 @@ def validate(obj: object, *, text: str | bytes | None = None, candidate: int = 0
     part), ``Segment.text`` against its byte slice, chunk indices and
     ``reference_id`` values, scores outside [0, 1], and ``REQUIRED`` fields left
     unset. Offsets can only be checked against a text: without one (in the input or
-    as ``text=``) a ``text-missing`` problem says so.
+    as ``text=``) a ``text-missing`` problem says so. ``unit`` overrides what the
+    shape's offsets are taken to count, as for ``read``.
 
     >>> from grounding_protos.discoveryengine_v1 import Answer
     >>> answer = Answer(answer_text="Grüße", citations=[Answer.Citation(end_index=3)])
@@ -55,21 +62,24 @@ def validate(obj: object, *, text: str | bytes | None = None, candidate: int = 0
 [2, 4) [offset-splits-character]"]
 
     Raises:
+        ArgumentValueError: ``unit`` is not a unit name, or does not apply to the shape.
         UnsupportedInputError: ``obj`` is neither a message, a mapping nor an object
             with the fields of a supported shape.
     """
+    if unit is not None and unit not in ("byte", "char", "utf16"):
+        raise ArgumentValueError(f"unit must be 'byte', 'char' or 'utf16', not {unit!r}")
     obj = unwrap(obj)
     problems: list[Problem] = []
     if isinstance(obj, Message):
         problems += _required(obj, "")
     problems += _scores(obj)
     try:
-        raw = read_input(obj, candidate=candidate)
-    except UnsupportedInputError:
+        raw = read_input(obj, candidate=candidate, unit=unit)
+    except UnsupportedInputError as exc:
         if isinstance(obj, Message):
             return problems  # a message with no citations: field checks only
-        if isinstance(obj, Mapping):
-            return [*problems, Problem("unrecognized-input", _unrecognized(obj), "")]
+        if isinstance(obj, Mapping):  # what it saw and the shapes known, as read says
+            return [*problems, Problem("unrecognized-input", str(exc), "")]
         raise
     if isinstance(obj, Mapping):
         problems += _json_types(obj, raw, candidate)
@@ -88,11 +98,6 @@ def validate(obj: object, *, text: str | bytes | None = None, candidate: int = 0
             )
         )
     return problems
-
-
-def _unrecognized(obj: Mapping[Any, Any]) -> str:
-    keys = ", ".join(sorted(map(str, obj))[:8])
-    return f"not a grounded answer of any supported shape (keys: {keys or 'none'})"
 
 
 # --- REQUIRED fields ----------------------------------------------------------------

@@ -27,6 +27,7 @@ from grounding_protos._model import (
     UrlStatus,
     cited_characters,
 )
+from grounding_protos._raw import SHAPES, InputShape
 from grounding_protos._render import (
     ListStyle,
     MarkerStyle,
@@ -38,9 +39,11 @@ from grounding_protos._render import (
 )
 
 __all__ = [
+    "SHAPES",
     "Citation",
     "CitationKind",
     "Grounded",
+    "InputShape",
     "ListStyle",
     "MarkerStyle",
     "Problem",

@@ -174,6 +174,11 @@ def build_parser() -> argparse.ArgumentParser:
             "(a bare GroundingMetadata); read as UTF-8, exactly",
         )
         sub.add_argument(
+            "--unit",
+            choices=("byte", "char", "utf16"),
+            help="what the input's offsets count, overriding the shape's default (docs/inputs.md)",
+        )
+        sub.add_argument(
             "--candidate",
             type=_candidate,
             default=0,
@@ -290,8 +295,9 @@ def build_parser() -> argparse.ArgumentParser:
         "Show a grounded answer with citation markers after each cited span and "
         "the numbered source list: Markdown (default), plain text, or a "
         "self-contained HTML page. Input: a Gemini response or candidate, a "
-        "Discovery Engine Answer, a GroundingMetadata (with --text) or a "
-        "CitationMetadata, as JSON.",
+        "Discovery Engine Answer, a GroundingMetadata (with --text), a "
+        "CitationMetadata, a Vertex AI Search summary, or an OpenAI, Anthropic, "
+        "Cohere or Bedrock response, as JSON.",
     )
     document_options(sub)
     sub.add_argument(
@@ -464,6 +470,7 @@ def _cmd_document(args: argparse.Namespace) -> int:
         style=getattr(args, "style", "markdown"),
         snap=getattr(args, "snap", None),
         clamp=getattr(args, "clamp", False),
+        unit=getattr(args, "unit", None),
         title=getattr(args, "title", None),
         spans=getattr(args, "spans", "repair"),
         resolve_urls=getattr(args, "resolve_urls", False),
