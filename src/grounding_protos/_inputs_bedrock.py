@@ -71,6 +71,7 @@ def read_retrieve_and_generate(obj: object, candidate: int) -> RawAnswer:
             integer_plus_one(get(span_of, "end")),  # inclusive in the response
             "citation",
             segment_text=get(part, "text"),
+            names=("start", "end", "part_index"),
         )
         for j, reference in enumerate(items(citation, "retrieved_references")):
             span.refs.append(table.ref(_source(reference), f"{path}.retrievedReferences[{j}]"))

@@ -69,7 +69,7 @@ def read_chat(obj: object, candidate: int) -> RawAnswer:
         span = RawSpan(
             path, path, get(citation, "start"), get(citation, "end"), "citation",
             part=get(citation, "content_index"), part_relative=True,
-            segment_text=get(citation, "text"),
+            segment_text=get(citation, "text"), names=("start", "end", "content_index"),
         )  # fmt: skip
         for j, source in enumerate(items(citation, "sources")):
             span.refs.append(table.ref(_source(source), f"{path}.sources[{j}]"))

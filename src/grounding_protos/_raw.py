@@ -64,6 +64,8 @@ class RawSpan:
     inline_source: Source | None = None  # CitationSource carries its own source
     score: object = None
     source_scores: list[object] = field(default_factory=list)
+    # the input's names of the start, end and part fields, for problem paths
+    names: tuple[str, str, str] = ("start_index", "end_index", "part_index")
 
 
 @dataclass(slots=True)

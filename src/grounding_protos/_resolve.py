@@ -157,13 +157,13 @@ class _Resolver:
         # ints (and absent values) are the common case: checked without a call
         start = span.start
         if type(start) is not int:
-            start = self.integer(start, f"{o}.start_index")
+            start = self.integer(start, f"{o}.{span.names[0]}")
         end = span.end
         if type(end) is not int:
-            end = self.integer(end, f"{o}.end_index")
+            end = self.integer(end, f"{o}.{span.names[1]}")
         part = span.part
         if part is not None and type(part) is not int:
-            part = self.integer(part, f"{o}.part_index", default=None)
+            part = self.integer(part, f"{o}.{span.names[2]}", default=None)
         sources = self.sources(span)
         score = None if span.score is None else self.score(span.score)
         scores = span.source_scores
@@ -184,15 +184,16 @@ class _Resolver:
             cited = index.text[char_start:char_end]
         elif start > end:
             self.report(
-                "offset-inverted", f"start_index {shown(start)} is after end_index {shown(end)}",
-                f"{o}.end_index",
+                "offset-inverted",
+                f"{span.names[0]} {shown(start)} is after {span.names[1]} {shown(end)}",
+                f"{o}.{span.names[1]}",
             )  # fmt: skip
             return None
         elif start < 0:  # out of range whatever the text
             if not self.clamp:
                 self.report(
                     "offset-out-of-range", f"byte offset {shown(start)} is negative",
-                    f"{o}.start_index",
+                    f"{o}.{span.names[0]}",
                 )  # fmt: skip
                 return None
             start, end = 0, max(end, 0)
@@ -225,7 +226,7 @@ class _Resolver:
         unit = self.raw.unit
         first, last, where = 0, index.char_length, ""
         if span.part_relative and (part not in (None, 0) or parts is not None):
-            bounds = self.part_bounds(part or 0, parts, index, f"{o}.part_index")
+            bounds = self.part_bounds(part or 0, parts, index, f"{o}.{span.names[2]}")
             if bounds is None:
                 return None
             (first, last), where = bounds, f" of part {part or 0}" if parts else ""
@@ -258,7 +259,7 @@ class _Resolver:
             if self.mode != "collect"
             else (f"offsets {start}..{end}{where} disagree with its segment.text "
                   f"{_short(wanted)}, which is at {new_start}..{new_end}: repairable"),
-            f"{o}.start_index",
+            f"{o}.{span.names[0]}",
         )  # fmt: skip
         self.problems.append(drift)
         return index.to_byte(char_start), index.to_byte(char_end), char_start, char_end
@@ -274,7 +275,7 @@ class _Resolver:
         if self.clamp:
             start, end = min(max(start, 0), limit), min(max(end, 0), limit)
         o = span.offsets_path
-        for name, value in (("start_index", start), ("end_index", end)):
+        for name, value in ((span.names[0], start), (span.names[1], end)):
             if not 0 <= value <= limit:
                 return Problem(
                     "offset-out-of-range",
@@ -285,8 +286,8 @@ class _Resolver:
         if start > end:
             return Problem(
                 "offset-inverted",
-                f"start_index {shown(start)} is after end_index {shown(end)}",
-                f"{o}.end_index",
+                f"{span.names[0]} {shown(start)} is after {span.names[1]} {shown(end)}",
+                f"{o}.{span.names[1]}",
             )
         start_snap: Snap | None
         end_snap: Snap | None
@@ -295,7 +296,10 @@ class _Resolver:
         else:
             start_snap = end_snap = self.snap
         chars = []
-        for name, value, snap in (("start_index", start, start_snap), ("end_index", end, end_snap)):
+        for name, value, snap in (
+            (span.names[0], start, start_snap),
+            (span.names[1], end, end_snap),
+        ):
             try:
                 if unit == "byte":
                     chars.append(index.to_char(origin + value, snap=snap))
