@@ -10,7 +10,8 @@ characters, render them.
 >>> [(c.text, c.char_start, c.sources[0].title) for c in extract(gemini)]
 [('Köln', 10, 'Köln')]
 
-See ``docs/citations.md``.
+See ``docs/citations.md``; streamed responses: ``read_stream``, ``aread_stream`` and
+``StreamReader`` (``docs/streams.md``).
 """
 
 from grounding_protos._extract import extract, read
@@ -30,6 +31,7 @@ from grounding_protos._render import (
     render,
     source_list,
 )
+from grounding_protos._stream import StreamReader, Update, aread_stream, read_stream
 
 __all__ = [
     "Citation",
@@ -40,10 +42,14 @@ __all__ = [
     "RenderStyle",
     "Source",
     "SourceKind",
+    "StreamReader",
+    "Update",
+    "aread_stream",
     "cited_characters",
     "extract",
     "number_sources",
     "read",
+    "read_stream",
     "render",
     "source_list",
 ]

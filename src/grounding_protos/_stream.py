@@ -1,0 +1,789 @@
+"""Streamed Gemini responses: chunks merged into one response, then read as a whole.
+
+A stream takes the same road as a whole response: :class:`Merger` joins the chunks
+into one merged ``generateContent`` response (a REST-shaped dict whose leaves may be
+the chunks' own objects), and ``read`` places its citations. Nothing here reads
+grounding metadata; it only decides which chunk's metadata the merged response keeps.
+
+Merging rules (``docs/streams.md``): per candidate, by each chunk candidate's
+``index``; a chunk's first part continues the previous chunk's last part when both
+are text parts of the same kind (answer text or thought), otherwise every part is a
+part of its own; the last non-empty ``groundingMetadata`` wins; ``citationMetadata``
+citations of every chunk are kept (exact duplicates once); ``urlContextMetadata``,
+``finishReason`` and ``usageMetadata`` from the last chunk that had them.
+"""
+
+from __future__ import annotations
+
+import enum
+from bisect import bisect_left, bisect_right
+from collections.abc import AsyncIterable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import IO, Any
+
+from google.protobuf.message import Message
+
+from grounding_protos._exceptions import CitationError, OffsetError, StreamError
+from grounding_protos._extract import read
+from grounding_protos._inputs import get, items, unwrap
+from grounding_protos._model import Citation, Grounded, Problem, SpanPolicy
+from grounding_protos._offsets import SpanSnap
+from grounding_protos._stream_parse import (
+    Chunk,
+    Item,
+    SSEParser,
+    Truncated,
+    decode_json,
+    detect,
+    recorded_chunks,
+)
+
+_RESPONSE_FIELDS = (
+    "candidates",
+    "usage_metadata",
+    "prompt_feedback",
+    "model_version",
+    "response_id",
+    "create_time",
+    "model_status",
+)
+_CITATION_FIELDS = ("uri", "title", "license")
+
+
+# --- One candidate -----------------------------------------------------------------------
+
+
+class _TextPart:
+    """A text part being assembled from fragments (joined only when read)."""
+
+    __slots__ = ("fragments", "thought")
+
+    def __init__(self, fragment: str, thought: bool) -> None:
+        self.fragments = [fragment]
+        self.thought = thought
+
+    def merged(self) -> dict[str, Any]:
+        text = self.fragments[0] if len(self.fragments) == 1 else "".join(self.fragments)
+        return {"text": text, "thought": True} if self.thought else {"text": text}
+
+
+class _Candidate:
+    """What a stream has said so far about one candidate."""
+
+    def __init__(self, index: int, track: bool) -> None:
+        self.index = index
+        self.role: object = None
+        self.parts: list[_TextPart | object] = []
+        self.grounding: object = None
+        self.grounding_event = 0
+        self.citation_name = ""  # "citationSources" (Gemini API) or "citations" (Vertex)
+        self.citations: list[object] = []
+        self.citation_events: list[int] = []
+        self.keys: dict[tuple[str, ...], int] = {}
+        self.url_context: object = None
+        self.finish_reason: str | None = None
+        self.finish_message: object = None
+        self.problems: list[Problem] = []
+        # Offsets of the answer text's fragments (thought parts excluded), kept only by
+        # the incremental reader: where each fragment starts, in bytes and characters.
+        self.track = track
+        self.fragments: list[str] = []
+        self.byte_starts: list[int] = []
+        self.char_starts: list[int] = []
+        self.bytes = 0
+        self.chars = 0
+
+    @property
+    def path(self) -> str:
+        return f"candidates[{self.index}]"
+
+    def add(self, number: int, candidate: object) -> str:
+        """Merge one chunk's candidate; return the answer text it adds."""
+        content = unwrap(get(candidate, "content"))
+        new_text: list[str] = []
+        if content is not None:
+            role = get(content, "role")
+            if role:
+                self.role = role
+            for position, part in enumerate(items(content, "parts")):
+                self._add_part(position, unwrap(part), new_text)
+        meta = unwrap(get(candidate, "grounding_metadata"))
+        if not _empty(meta):
+            self._replace_grounding(number, meta)
+        cited = unwrap(get(candidate, "citation_metadata"))
+        if cited is not None:
+            self._add_citations(number, cited)
+        url_context = unwrap(get(candidate, "url_context_metadata"))
+        if not _empty(url_context):
+            self.url_context = url_context
+        reason = _finish_reason(candidate)
+        if reason is not None:
+            self.finish_reason = reason
+            message = get(candidate, "finish_message")
+            if message:
+                self.finish_message = message
+        return "".join(new_text)
+
+    def _add_part(self, position: int, part: object, new_text: list[str]) -> None:
+        text = get(part, "text")
+        if not isinstance(text, str):
+            self.parts.append(part)
+            return
+        thought = get(part, "thought") is True
+        last = self.parts[-1] if self.parts else None
+        if position == 0 and isinstance(last, _TextPart) and last.thought == thought:
+            last.fragments.append(text)
+        else:
+            self.parts.append(_TextPart(text, thought))
+        if thought:
+            return
+        new_text.append(text)
+        if self.track and text:
+            size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+            self.fragments.append(text)
+            self.byte_starts.append(self.bytes)
+            self.char_starts.append(self.chars)
+            self.bytes += size
+            self.chars += len(text)
+
+    def _replace_grounding(self, number: int, meta: object) -> None:
+        old = self.grounding
+        if old is not None:
+            had, has = (len(items(m, "grounding_supports")) for m in (old, meta))
+            if had and not has:
+                self.problems.append(
+                    Problem(
+                        "stream-grounding-replaced",
+                        f"event {number}'s groundingMetadata has no groundingSupports and "
+                        f"replaces event {self.grounding_event}'s, which had {had}: the "
+                        "last non-empty groundingMetadata is the one read",
+                        f"{self.path}.grounding_metadata",
+                    )
+                )
+        self.grounding, self.grounding_event = meta, number
+
+    def _add_citations(self, number: int, meta: object) -> None:
+        name = "citationSources" if get(meta, "citation_sources") is not None else "citations"
+        if not self.citation_name:
+            self.citation_name = name
+        first_of_chunk = len(self.citations)
+        for item in items(meta, name):
+            item = unwrap(item)
+            key = _citation_key(item)
+            kept = self.keys.get(key)
+            if kept is not None:
+                self._merged(number, kept, "exact duplicate of")
+                continue
+            span, uri = key[:2], key[2]
+            same = [
+                j
+                for j, other in enumerate(self.citations)
+                if _citation_key(other)[:2] == span and _compatible(item, other)
+            ]
+            if uri == "None" and any(_citation_key(self.citations[j])[2] != "None" for j in same):
+                j = next(j for j in same if _citation_key(self.citations[j])[2] != "None")
+                self._merged(number, j, "same span as, and no URI unlike,")
+                continue
+            bare = [
+                j
+                for j in same
+                if j >= first_of_chunk and _citation_key(self.citations[j])[2] == "None"
+            ]
+            if uri != "None" and bare:  # this chunk sent the span without a URI first
+                j = bare[0]
+                del self.keys[_citation_key(self.citations[j])]
+                self.citations[j] = item
+                self.keys[key] = j
+                self._merged(number, j, "a citation without URI of the same span was merged into")
+                continue
+            self.keys[key] = len(self.citations)
+            self.citations.append(item)
+            self.citation_events.append(number)
+
+    def _merged(self, number: int, kept: int, how: str) -> None:
+        name = "citation_sources" if self.citation_name == "citationSources" else "citations"
+        self.problems.append(
+            Problem(
+                "stream-duplicate-citation",
+                f"a citation of event {number} is {how} citation {kept} "
+                f"(event {self.citation_events[kept]}); it is kept once",
+                f"{self.path}.citation_metadata.{name}[{kept}]",
+            )
+        )
+
+    def merged(self) -> dict[str, Any]:
+        parts = [p.merged() if isinstance(p, _TextPart) else p for p in self.parts]
+        content: dict[str, Any] = {"parts": parts}
+        if self.role is not None:
+            content["role"] = self.role
+        out: dict[str, Any] = {"index": self.index, "content": content}
+        if self.grounding is not None:
+            out["groundingMetadata"] = self.grounding
+        if self.citations:
+            out["citationMetadata"] = {self.citation_name: list(self.citations)}
+        if self.url_context is not None:
+            out["urlContextMetadata"] = self.url_context
+        if self.finish_reason is not None:
+            out["finishReason"] = self.finish_reason
+        if self.finish_message is not None:
+            out["finishMessage"] = self.finish_message
+        return out
+
+
+def _finish_reason(candidate: object) -> str | None:
+    value = get(candidate, "finish_reason")
+    if isinstance(candidate, Message) and isinstance(value, int):
+        descriptor = candidate.DESCRIPTOR.fields_by_name["finish_reason"].enum_type
+        known = descriptor.values_by_number.get(value) if descriptor is not None else None
+        value = known.name if known is not None else value
+    if isinstance(value, enum.Enum):
+        value = value.value
+    if value is None or value in ("", 0, "FINISH_REASON_UNSPECIFIED"):
+        return None
+    return str(value)
+
+
+def _empty(obj: object) -> bool:
+    """Whether a metadata object says nothing (``None``, ``{}``, all fields unset)."""
+    if obj is None:
+        return True
+    if isinstance(obj, Message):
+        return not obj.ListFields()
+    if isinstance(obj, Mapping):
+        return all(_blank(v) for v in obj.values())
+    fields = getattr(type(obj), "model_fields", None)  # a google-genai (pydantic) object
+    if isinstance(fields, Mapping):
+        return all(_blank(getattr(obj, name, None)) for name in fields)
+    return False
+
+
+def _blank(value: object) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, (str, bytes, list, tuple, Mapping)):
+        return len(value) == 0
+    return False
+
+
+def _integer(value: object) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.isdecimal() and value.isascii() and len(value) < 20:
+        return int(value)
+    return None
+
+
+def _citation_key(item: object) -> tuple[str, ...]:
+    """What makes two citations the same: span, URI, title, license, date (as text)."""
+    start, end = (get(item, n) for n in ("start_index", "end_index"))
+    date = get(item, "publication_date")
+    if date is not None and not isinstance(date, str):
+        date = tuple(get(date, n) for n in ("year", "month", "day"))
+    values = (
+        _integer(start) if _integer(start) is not None else start,
+        _integer(end) if _integer(end) is not None else end,
+        *(get(item, n) or None for n in _CITATION_FIELDS),
+        date,
+    )
+    return tuple(repr(v) for v in values)
+
+
+def _compatible(a: object, b: object) -> bool:
+    """Whether two citations of one span agree on every field both have, URI aside."""
+    ka, kb = _citation_key(a), _citation_key(b)
+    return all(x == y or "None" in (x, y) for x, y in zip(ka[3:], kb[3:], strict=True))
+
+
+# --- The whole stream --------------------------------------------------------------------
+
+
+def _error_text(error: object) -> str:
+    if not isinstance(error, Mapping):
+        return repr(error)
+    code, status, message = (error.get(k) for k in ("code", "status", "message"))
+    head = " ".join(str(v) for v in (code, status) if v)
+    return f"{head}: {message}" if head and message else str(message or head or error)
+
+
+def response_chunk(number: int, chunk: object) -> object:
+    """``chunk`` checked to be a ``generateContent`` response (JSON text is decoded).
+
+    Raises:
+        StreamError: an error body, JSON of another shape, or another kind of object.
+    """
+    if isinstance(chunk, (str, bytes, bytearray)):
+        chunk = decode_json(number, bytes(chunk) if isinstance(chunk, bytearray) else chunk)
+    chunk = unwrap(chunk)
+    if isinstance(chunk, Mapping):
+        if "error" in chunk and "candidates" not in chunk:
+            raise StreamError(
+                f"the stream reports an error: {_error_text(chunk['error'])}", event=number
+            )
+        if chunk and not any(get(chunk, n) is not None for n in _RESPONSE_FIELDS):
+            keys = ", ".join(sorted(map(str, chunk))[:6])
+            raise StreamError(
+                f"not a generateContent response chunk: a JSON object with keys {{{keys}}}",
+                event=number,
+            )
+        return chunk
+    if isinstance(chunk, Message):
+        if "candidates" not in chunk.DESCRIPTOR.fields_by_name:
+            raise StreamError(
+                f"a {chunk.DESCRIPTOR.full_name} message is not a generateContent response chunk",
+                event=number,
+            )
+        return chunk
+    if hasattr(chunk, "candidates"):  # google-genai GenerateContentResponse
+        return chunk
+    raise StreamError(
+        f"an object of type {type(chunk).__module__}.{type(chunk).__qualname__} is not a "
+        "generateContent response chunk",
+        event=number,
+    )
+
+
+@dataclass
+class Merger:
+    """Chunks merged into one response, candidate by candidate.
+
+    ``track`` keeps the fragment offsets the incremental reader needs.
+    """
+
+    track: bool = False
+    events: int = 0
+    candidates: dict[int, _Candidate] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    response: dict[str, Any] = field(default_factory=dict)
+
+    def add(self, number: int, chunk: object) -> tuple[dict[int, str], set[int]]:
+        """Merge event ``number``; return the new answer text per candidate and the
+        candidates that finished in it."""
+        chunk = response_chunk(number, chunk)
+        self.events = number
+        texts: dict[int, str] = {}
+        finished: set[int] = set()
+        for position, candidate in enumerate(items(chunk, "candidates")):
+            candidate = unwrap(candidate)
+            index = _integer(get(candidate, "index"))
+            if index is None:
+                index = position if get(candidate, "index") is None else -1
+            if index < 0:
+                raise StreamError(
+                    f"candidate index {get(candidate, 'index')!r} is not a number", event=number
+                )
+            state = self.candidates.get(index)
+            if state is None:
+                state = self.candidates[index] = _Candidate(index, self.track)
+            was_finished = state.finish_reason is not None
+            texts[index] = state.add(number, candidate)
+            if not was_finished and state.finish_reason is not None:
+                finished.add(index)
+        for name, key in (
+            ("usage_metadata", "usageMetadata"),
+            ("prompt_feedback", "promptFeedback"),
+            ("model_version", "modelVersion"),
+            ("response_id", "responseId"),
+        ):
+            value = unwrap(get(chunk, name))
+            if not _empty(value):
+                self.response[key] = value
+        return texts, finished
+
+    def truncated(self, item: Truncated) -> None:
+        self.problems.append(Problem("stream-truncated", item.message, ""))
+
+    def merged(self) -> dict[str, Any]:
+        """The merged response: REST-shaped, candidates in order of their ``index``."""
+        size = max(self.candidates, default=-1) + 1
+        candidates = [
+            self.candidates[i].merged()
+            if i in self.candidates
+            else {"index": i, "content": {"parts": []}}
+            for i in range(size)
+        ]
+        return {"candidates": candidates, **self.response}
+
+    def grounded(
+        self, options: _Options, *, final: bool, merged: dict[str, Any] | None = None
+    ) -> Grounded:
+        """``read`` of the merged response, with the stream's problems added."""
+        if not self.events:
+            raise StreamError("the stream holds no response: 0 events")
+        merged = self.merged() if merged is None else merged
+        problems = list(self.problems)
+        state = self.candidates.get(options.candidate)
+        if state is not None:
+            problems.extend(state.problems)
+        try:
+            grounded = options.read(merged)
+        except (OffsetError, CitationError):
+            if final or state is None or state.grounding is None:
+                raise
+            # Before the candidate finishes, grounding metadata that arrived early may
+            # point past the text received so far: leave it for later, and say so.
+            candidate = dict(merged["candidates"][options.candidate])
+            del candidate["groundingMetadata"]
+            partial = dict(merged)
+            partial["candidates"] = list(merged["candidates"])
+            partial["candidates"][options.candidate] = candidate
+            grounded = options.read(partial)
+            problems.append(
+                Problem(
+                    "stream-grounding-pending",
+                    f"the groundingMetadata of event {state.grounding_event} points past "
+                    "the text received so far; its supports are left out until the "
+                    "candidate finishes",
+                    f"{state.path}.grounding_metadata",
+                )
+            )
+        if final and (state is None or state.finish_reason is None):
+            problems.append(
+                Problem(
+                    "stream-incomplete",
+                    f"the stream ended after {self.events} events without a finishReason "
+                    f"for candidate {options.candidate} (interrupted?): the text and "
+                    "citations are those that arrived",
+                    f"candidates[{options.candidate}].finish_reason",
+                )
+            )
+        finish = grounded.finish_reason
+        if finish is None and state is not None:
+            finish = state.finish_reason
+        return replace(grounded, problems=[*grounded.problems, *problems], finish_reason=finish)
+
+
+@dataclass(frozen=True)
+class _Options:
+    candidate: int
+    text: str | bytes | None
+    snap: SpanSnap | None
+    clamp: bool
+    errors: SpanPolicy | None
+
+    def read(self, obj: object, *, text: bool = True) -> Grounded:
+        # ``read`` gains ``errors=`` in the span-policy rewrite; until then it is only
+        # forwarded when given (the lead simplifies this after merging).
+        extra: dict[str, Any] = {"errors": self.errors} if self.errors is not None else {}
+        return read(
+            obj,
+            text=self.text if text else None,
+            candidate=self.candidate if text else 0,
+            snap=self.snap,
+            clamp=self.clamp,
+            **extra,
+        )
+
+
+# --- Inputs ------------------------------------------------------------------------------
+
+
+def _is_response(obj: object) -> bool:
+    """A single response passed where a stream was expected (a stream of one)."""
+    if isinstance(obj, (Mapping, Message)):
+        return True
+    if hasattr(type(obj), "pb") and hasattr(type(obj), "meta"):  # proto-plus
+        return True
+    return isinstance(getattr(type(obj), "model_fields", None), Mapping)  # pydantic
+
+
+def stream_items(stream: object) -> Iterator[Item]:
+    """The numbered chunks of any stream input (see ``read_stream``)."""
+    if isinstance(stream, (str, bytes, bytearray, memoryview)):
+        return recorded_chunks(stream)
+    if hasattr(stream, "read"):
+        file: IO[Any] = stream  # type: ignore[assignment]
+        return recorded_chunks(file)
+    if _is_response(stream):
+        return iter([Chunk(1, stream)])
+    if not isinstance(stream, Iterable):
+        raise StreamError(
+            f"expected an iterable of response chunks or a recorded stream, got an object "
+            f"of type {type(stream).__module__}.{type(stream).__qualname__}"
+        )
+    return _iterable_items(iter(stream))
+
+
+def _iterable_items(elements: Iterator[object]) -> Iterator[Item]:
+    number = 0
+    sse: SSEParser | None = None
+    for element in elements:
+        if number == 0 and sse is None and isinstance(element, (str, bytes)):
+            text = element.decode("utf-8", "replace") if isinstance(element, bytes) else element
+            if text.strip() and detect(text) == "sse":  # SSE lines (``iter_lines()``)
+                sse = SSEParser()
+        if sse is not None:
+            text = _text_line(element)
+            yield from sse.feed(text)
+            continue
+        number += 1
+        yield Chunk(number, element)
+    if sse is not None:
+        yield from sse.close()
+
+
+def _text_line(element: object) -> str:
+    if isinstance(element, str):
+        return element
+    if isinstance(element, (bytes, bytearray)):
+        try:
+            return bytes(element).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise StreamError(f"an SSE line is not UTF-8 (byte {exc.start})") from exc
+    raise StreamError(f"expected the lines of an SSE stream, got {type(element).__name__}")
+
+
+async def _async_items(stream: AsyncIterable[object]) -> AsyncIterable[Item]:
+    number = 0
+    sse: SSEParser | None = None
+    async for element in stream:
+        if number == 0 and sse is None and isinstance(element, (str, bytes)):
+            text = element.decode("utf-8", "replace") if isinstance(element, bytes) else element
+            if text.strip() and detect(text) == "sse":
+                sse = SSEParser()
+        if sse is not None:
+            for item in sse.feed(_text_line(element)):
+                yield item
+            continue
+        number += 1
+        yield Chunk(number, element)
+    if sse is not None:
+        for item in sse.close():
+            yield item
+
+
+# --- Public functions -----------------------------------------------------------------------
+
+
+def read_stream(
+    stream: object,
+    *,
+    text: str | bytes | None = None,
+    candidate: int = 0,
+    snap: SpanSnap | None = None,
+    clamp: bool = False,
+    errors: SpanPolicy | None = None,
+) -> Grounded:
+    """The answer text and citations of a streamed Gemini response, as :func:`read`
+    gives them for the whole response.
+
+    ``stream`` is an iterable of chunks (REST dicts, google-genai
+    ``GenerateContentResponse`` objects, official client objects, the JSON text of
+    one chunk, or the lines of an SSE stream), or a whole recorded stream as ``str``,
+    ``bytes`` or a file: SSE (``data: {...}`` events) or a JSON array of responses.
+    ``candidate`` is a candidate's ``index``; the options are those of :func:`read`.
+    The chunks are merged (``docs/streams.md``) and the merged response is read.
+
+    A stream that ends without a ``finishReason`` for the candidate (interrupted)
+    gives what arrived, with a ``stream-incomplete`` problem in ``problems``; merged
+    duplicate citations are ``stream-duplicate-citation`` problems.
+
+    >>> sse = (
+    ...     'data: {"candidates": [{"content": {"parts": [{"text": "Grüße aus "}]}}]}\\n\\n'
+    ...     'data: {"candidates": [{"content": {"parts": [{"text": "Köln."}]},'
+    ...     ' "finishReason": "STOP", "groundingMetadata": {'
+    ...     '"groundingChunks": [{"web": {"uri": "https://k.example", "title": "Köln"}}],'
+    ...     '"groundingSupports": [{"segment": {"startIndex": 12, "endIndex": 17},'
+    ...     ' "groundingChunkIndices": [0]}]}}]}\\n\\n'
+    ... )
+    >>> grounded = read_stream(sse)
+    >>> grounded.text, [(c.text, c.char_start) for c in grounded.citations], grounded.problems
+    ('Grüße aus Köln.', [('Köln', 10)], [])
+
+    Raises:
+        StreamError: a chunk is not a response (an error event or body, malformed
+            JSON, another API's chunk), naming the event's number; or no event at all.
+        UnsupportedInputError, OffsetError, CitationError: as :func:`read`.
+    """
+    options = _Options(candidate, text, snap, clamp, errors)
+    merger = Merger()
+    for item in stream_items(stream):
+        if isinstance(item, Truncated):
+            merger.truncated(item)
+            break
+        merger.add(item.number, item.value)
+    return merger.grounded(options, final=True)
+
+
+async def aread_stream(
+    stream: AsyncIterable[object] | Iterable[object],
+    *,
+    text: str | bytes | None = None,
+    candidate: int = 0,
+    snap: SpanSnap | None = None,
+    clamp: bool = False,
+    errors: SpanPolicy | None = None,
+) -> Grounded:
+    """:func:`read_stream` for an async iterable of chunks (google-genai's
+    ``client.aio.models.generate_content_stream``); a sync stream is read as
+    ``read_stream`` reads it.
+
+    >>> import asyncio
+    >>> async def chunks():
+    ...     yield {"candidates": [{"content": {"parts": [{"text": "東京"}]}}]}
+    ...     yield {"candidates": [{"content": {"parts": [{"text": "です"}]},
+    ...                            "finishReason": "STOP"}]}
+    >>> asyncio.run(aread_stream(chunks())).text
+    '東京です'
+    """
+    if not isinstance(stream, AsyncIterable):
+        return read_stream(
+            stream, text=text, candidate=candidate, snap=snap, clamp=clamp, errors=errors
+        )
+    options = _Options(candidate, text, snap, clamp, errors)
+    merger = Merger()
+    async for item in _async_items(stream):
+        if isinstance(item, Truncated):
+            merger.truncated(item)
+            break
+        merger.add(item.number, item.value)
+    return merger.grounded(options, final=True)
+
+
+# --- The incremental reader ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """What one chunk brought: ``text`` is the answer text it adds to the reader's
+    candidate (thought parts excluded), ``texts`` the same for every candidate in the
+    chunk; ``citations`` those of the reader's candidate that became available, placed
+    on the whole answer; ``finished`` whether the candidate's ``finishReason`` came."""
+
+    event: int
+    text: str
+    citations: list[Citation]
+    texts: dict[int, str]
+    finished: bool
+
+
+class StreamReader:
+    """Read a stream chunk by chunk, for applications that show text as it arrives.
+
+    :meth:`feed` takes one chunk (any kind ``read_stream`` takes in an iterable) and
+    returns an :class:`Update`: the new text, and the citations that became available.
+    A ``citationMetadata`` citation arrives with the chunk where its span ends and is
+    placed then; grounding supports (usually all in the last chunk, sometimes early)
+    are placed when the candidate finishes, since their offsets may point at text that
+    has not arrived yet. :meth:`grounded` is the result so far, :meth:`finish` the
+    result at the end of the stream (the same as ``read_stream``).
+
+    The work per chunk is proportional to the chunk, not to the text received before
+    it; placing a citation costs the text of the fragments it spans. Only the final
+    read (when the candidate finishes) goes over the whole answer.
+
+    >>> reader = StreamReader()
+    >>> reader.feed({"candidates": [{"content": {"parts": [{"text": "Ça va à "}]}}]}).text
+    'Ça va à '
+    >>> update = reader.feed({"candidates": [{"content": {"parts": [{"text": "Paris."}]},
+    ...     "citationMetadata": {"citationSources": [
+    ...         {"startIndex": 10, "endIndex": 15, "uri": "https://p.example"}]}}]})
+    >>> [(c.text, c.char_start, c.sources[0].uri) for c in update.citations]
+    [('Paris', 8, 'https://p.example')]
+    >>> reader.finish().problems[0].code
+    'stream-incomplete'
+    """
+
+    def __init__(
+        self,
+        *,
+        candidate: int = 0,
+        text: str | bytes | None = None,
+        snap: SpanSnap | None = None,
+        clamp: bool = False,
+        errors: SpanPolicy | None = None,
+    ) -> None:
+        self._options = _Options(candidate, text, snap, clamp, errors)
+        self._merger = Merger(track=True)
+        self._reported: set[str] = set()
+        self._done = False
+
+    @property
+    def events(self) -> int:
+        """How many chunks were fed."""
+        return self._merger.events
+
+    def merged(self) -> dict[str, Any]:
+        """The merged response so far (REST-shaped; its leaves may be the chunks' objects)."""
+        return self._merger.merged()
+
+    def feed(self, chunk: object) -> Update:
+        """Merge one chunk; return what it brought.
+
+        Raises:
+            StreamError: the chunk is not a response (see ``read_stream``).
+        """
+        if self._done:
+            raise StreamError("feed() after finish(): the stream is over")
+        number = self._merger.events + 1
+        texts, finished = self._merger.add(number, chunk)
+        index = self._options.candidate
+        state = self._merger.candidates.get(index)
+        citations: list[Citation] = []
+        if state is not None and index in finished:
+            grounded = self._merger.grounded(self._options, final=False)
+            citations = [c for c in grounded.citations if c.path not in self._reported]
+            self._reported.update(c.path for c in citations)
+        elif state is not None:
+            first = len(state.citations) - sum(1 for e in state.citation_events if e == number)
+            for j in range(first, len(state.citations)):
+                placed = self._place(state, j)
+                if placed is not None and placed.path not in self._reported:
+                    citations.append(placed)
+                    self._reported.add(placed.path)
+        return Update(number, texts.get(index, ""), citations, texts, index in finished)
+
+    def grounded(self) -> Grounded:
+        """The answer and citations so far (grounding metadata that points past the
+        text received so far is left out, with a ``stream-grounding-pending`` problem)."""
+        return self._merger.grounded(self._options, final=False)
+
+    def finish(self) -> Grounded:
+        """The result at the end of the stream: :meth:`grounded`, plus a
+        ``stream-incomplete`` problem when the candidate never finished."""
+        self._done = True
+        return self._merger.grounded(self._options, final=True)
+
+    def _place(self, state: _Candidate, j: int) -> Citation | None:
+        """Citation ``j`` placed by reading only the fragments it spans."""
+        item = state.citations[j]
+        start = _integer(get(item, "start_index") or 0)
+        end = _integer(get(item, "end_index") or 0)
+        if start is None or end is None or not 0 <= start <= end <= state.bytes:
+            return None  # left to the final read, which reports what is wrong
+        if not state.fragments:
+            return None
+        first = max(bisect_right(state.byte_starts, start) - 1, 0)
+        stop = max(bisect_left(state.byte_starts, end), first + 1)
+        base, char_base = state.byte_starts[first], state.char_starts[first]
+        window = "".join(state.fragments[first:stop])
+        shifted: dict[str, Any] = {"startIndex": start - base, "endIndex": end - base}
+        for name in (*_CITATION_FIELDS, "publication_date"):
+            value = get(item, name)
+            if value is not None:
+                shifted[name] = value
+        key = state.citation_name
+        piece = {"candidates": [{"content": {"parts": [{"text": window}]},
+                                 "citationMetadata": {key: [shifted]}}]}  # fmt: skip
+        try:
+            placed = self._options.read(piece, text=False).citations
+        except (OffsetError, CitationError):
+            return None
+        if len(placed) != 1:
+            return None
+        c = placed[0]
+        if c.char_start is None or c.char_end is None:
+            return None
+        name = "citation_sources" if key == "citationSources" else "citations"
+        return replace(
+            c,
+            start=c.start + base,
+            end=c.end + base,
+            char_start=c.char_start + char_base,
+            char_end=c.char_end + char_base,
+            sources=tuple(replace(s, id=str(j)) for s in c.sources),
+            path=f"{state.path}.citation_metadata.{name}[{j}]",
+        )
