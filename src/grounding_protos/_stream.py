@@ -396,6 +396,26 @@ class Merger:
     def truncated(self, item: Truncated) -> None:
         self.problems.append(Problem("stream-truncated", item.message, ""))
 
+    def stream_problems(self, candidate: int) -> list[Problem]:
+        """What merging found: truncation, merged duplicates, replaced metadata."""
+        state = self.candidates.get(candidate)
+        return [*self.problems, *(state.problems if state is not None else ())]
+
+    def incomplete(self, candidate: int) -> list[Problem]:
+        """A ``stream-incomplete`` problem when the candidate has no finishReason."""
+        state = self.candidates.get(candidate)
+        if state is not None and state.finish_reason is not None:
+            return []
+        return [
+            Problem(
+                "stream-incomplete",
+                f"the stream ended after {self.events} events without a finishReason "
+                f"for candidate {candidate} (interrupted?): the text and citations are "
+                "those that arrived",
+                f"candidates[{candidate}].finish_reason",
+            )
+        ]
+
     def merged(self) -> dict[str, Any]:
         """The merged response: REST-shaped, candidates in order of their ``index``."""
         size = max(self.candidates, default=-1) + 1
@@ -414,10 +434,8 @@ class Merger:
         if not self.events:
             raise StreamError("the stream holds no response: 0 events")
         merged = self.merged() if merged is None else merged
-        problems = list(self.problems)
         state = self.candidates.get(options.candidate)
-        if state is not None:
-            problems.extend(state.problems)
+        problems = self.stream_problems(options.candidate)
         try:
             grounded = options.read(merged)
         except (OffsetError, CitationError):
@@ -440,16 +458,8 @@ class Merger:
                     f"{state.path}.grounding_metadata",
                 )
             )
-        if final and (state is None or state.finish_reason is None):
-            problems.append(
-                Problem(
-                    "stream-incomplete",
-                    f"the stream ended after {self.events} events without a finishReason "
-                    f"for candidate {options.candidate} (interrupted?): the text and "
-                    "citations are those that arrived",
-                    f"candidates[{options.candidate}].finish_reason",
-                )
-            )
+        if final:
+            problems.extend(self.incomplete(options.candidate))
         finish = grounded.finish_reason
         if finish is None and state is not None:
             finish = state.finish_reason
