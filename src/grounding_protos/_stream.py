@@ -339,6 +339,12 @@ def response_chunk(number: int, chunk: object) -> object:
         return chunk
     if hasattr(chunk, "candidates"):  # google-genai GenerateContentResponse
         return chunk
+    json_kinds = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    if type(chunk) in json_kinds or type(chunk) in (int, float):
+        kind = json_kinds.get(type(chunk), "a number")
+        raise StreamError(
+            f"expected a JSON object (a generateContent response), got {kind}", event=number
+        )
     raise StreamError(
         f"an object of type {type(chunk).__module__}.{type(chunk).__qualname__} is not a "
         "generateContent response chunk",
