@@ -172,41 +172,35 @@ class _Candidate:
             key = _citation_key(item)
             kept = self.keys.get(key)
             if kept is not None:
-                self._merged(number, kept, "exact duplicate of")
+                self._merged(kept, f"event {number} repeats a citation exactly")
                 continue
             span, uri = key[:2], key[2]
-            same = [
-                j
-                for j, other in enumerate(self.citations)
-                if _citation_key(other)[:2] == span and _compatible(item, other)
-            ]
-            if uri == "None" and any(_citation_key(self.citations[j])[2] != "None" for j in same):
-                j = next(j for j in same if _citation_key(self.citations[j])[2] != "None")
-                self._merged(number, j, "same span as, and no URI unlike,")
-                continue
-            bare = [
-                j
-                for j in same
-                if j >= first_of_chunk and _citation_key(self.citations[j])[2] == "None"
-            ]
-            if uri != "None" and bare:  # this chunk sent the span without a URI first
-                j = bare[0]
-                del self.keys[_citation_key(self.citations[j])]
-                self.citations[j] = item
-                self.keys[key] = j
-                self._merged(number, j, "a citation without URI of the same span was merged into")
-                continue
+            same = [j for j, other in enumerate(self.citations) if _citation_key(other)[:2] == span]
+            if uri == "None":  # merged into a citation of the span that says all it says
+                full = [j for j in same if _covers(self.citations[j], item)]
+                if full:
+                    self._merged(full[0], f"event {number} sends again, without URI, a cited span")
+                    continue
+            else:  # this chunk sent the span without a URI first: the URI one takes its place
+                bare = [j for j in same if j >= first_of_chunk and _covers(item, self.citations[j])]
+                if bare:
+                    j = bare[0]
+                    del self.keys[_citation_key(self.citations[j])]
+                    self.citations[j] = item
+                    self.keys[key] = j
+                    self._merged(j, f"event {number} sends with a URI a span it sent without URI")
+                    continue
             self.keys[key] = len(self.citations)
             self.citations.append(item)
             self.citation_events.append(number)
 
-    def _merged(self, number: int, kept: int, how: str) -> None:
+    def _merged(self, kept: int, what: str) -> None:
         name = "citation_sources" if self.citation_name == "citationSources" else "citations"
         self.problems.append(
             Problem(
                 "stream-duplicate-citation",
-                f"a citation of event {number} is {how} citation {kept} "
-                f"(event {self.citation_events[kept]}); it is kept once",
+                f"{what} (citation {kept}, first sent in event {self.citation_events[kept]}); "
+                "the two are kept as one",
                 f"{self.path}.citation_metadata.{name}[{kept}]",
             )
         )
@@ -292,10 +286,14 @@ def _citation_key(item: object) -> tuple[str, ...]:
     return tuple(repr(v) for v in values)
 
 
-def _compatible(a: object, b: object) -> bool:
-    """Whether two citations of one span agree on every field both have, URI aside."""
-    ka, kb = _citation_key(a), _citation_key(b)
-    return all(x == y or "None" in (x, y) for x, y in zip(ka[3:], kb[3:], strict=True))
+def _covers(full: object, bare: object) -> bool:
+    """Whether ``full`` has a URI and every other field ``bare`` has, with the same value."""
+    kf, kb = _citation_key(full), _citation_key(bare)
+    return (
+        kf[2] != "None"
+        and kb[2] == "None"
+        and all(b in ("None", f) for f, b in zip(kf[3:], kb[3:], strict=True))
+    )
 
 
 # --- The whole stream --------------------------------------------------------------------
