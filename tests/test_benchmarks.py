@@ -56,3 +56,17 @@ def test_codec_benchmark_prints_floors_and_ceilings(
     out = capsys.readouterr().out
     assert "to_dict: at most" in out and "from_dict: at most" in out
     assert out.count(" µs") >= 4
+
+
+def test_stream_benchmark_runs_and_prints_its_ratios(capsys: pytest.CaptureFixture[str]) -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import stream as stream_benchmark
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    chunks, merged = stream_benchmark.make_case(20_000, 200, 50)
+    assert len(chunks) == 200
+    assert len(merged["candidates"][0]["groundingMetadata"]["groundingSupports"]) == 50
+    stream_benchmark.main(20_000, 200, 50, repeat=1)  # asserts both reads agree
+    out = capsys.readouterr().out
+    assert "ratio read_stream / read" in out and "ratio end / start" in out

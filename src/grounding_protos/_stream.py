@@ -16,6 +16,7 @@ citations of every chunk are kept (exact duplicates once); ``urlContextMetadata`
 from __future__ import annotations
 
 import enum
+import functools
 from bisect import bisect_left, bisect_right
 from collections.abc import AsyncIterable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -23,9 +24,9 @@ from typing import IO, Any
 
 from google.protobuf.message import Message
 
+from grounding_protos import _inputs
 from grounding_protos._exceptions import CitationError, OffsetError, StreamError
 from grounding_protos._extract import read
-from grounding_protos._inputs import get, items, unwrap
 from grounding_protos._model import Citation, Grounded, Problem, SpanPolicy
 from grounding_protos._offsets import SpanSnap
 from grounding_protos._stream_parse import (
@@ -48,6 +49,74 @@ _RESPONSE_FIELDS = (
     "model_status",
 )
 _CITATION_FIELDS = ("uri", "title", "license")
+
+
+# --- Field access: _inputs' generic access, with a fast path for JSON dicts -------------------
+
+
+@functools.cache
+def _camel(name: str) -> str:
+    return _inputs.camel(name)
+
+
+def get(obj: object, name: str) -> Any:
+    """``_inputs.get``, a dict lookup for JSON dicts (thousands of chunks)."""
+    if type(obj) is dict:
+        if name in obj:
+            return obj[name]
+        return obj.get(_camel(name))
+    return _inputs.get(obj, name)
+
+
+def items(obj: object, name: str) -> list[Any]:
+    """``_inputs.items`` (a JSON list as it is, not copied: only read here)."""
+    if type(obj) is dict:
+        value = get(obj, name)
+        if type(value) is list:
+            return value
+    return _inputs.items(obj, name)
+
+
+def unwrap(obj: object) -> object:
+    """``_inputs.unwrap``, JSON dicts as they are."""
+    if obj is None or type(obj) in (dict, str, list):
+        return obj
+    return _inputs.unwrap(obj)
+
+
+_CANDIDATE_FIELDS = (
+    "index",
+    "content",
+    "grounding_metadata",
+    "citation_metadata",
+    "url_context_metadata",
+    "finish_reason",
+    "finish_message",
+)
+_CHUNK_FIELDS = (
+    "candidates",
+    "usage_metadata",
+    "prompt_feedback",
+    "model_version",
+    "response_id",
+)
+_RESPONSE_KEYS = tuple((n, _inputs.camel(n)) for n in _CHUNK_FIELDS[1:])
+_SNAKE = {_inputs.camel(n): n for n in (*_CANDIDATE_FIELDS, *_CHUNK_FIELDS)}
+
+
+def _fields(obj: object, names: tuple[str, ...]) -> dict[str, Any]:
+    """The fields ``names`` of ``obj`` by snake_case name (a JSON dict: only the keys it
+    has, so that a chunk costs what it holds)."""
+    if type(obj) is dict:
+        if obj.keys().isdisjoint(_SNAKE):
+            return obj  # snake_case keys only (or keys of no interest)
+        out: dict[str, Any] = {}
+        for key, value in obj.items():
+            name: str = _SNAKE.get(key) or key
+            if name not in out or key == name:  # snake_case wins, as in get()
+                out[name] = value
+        return out
+    return {name: get(obj, name) for name in names}
 
 
 # --- One candidate -----------------------------------------------------------------------
@@ -79,8 +148,11 @@ class _Candidate:
         self.citation_name = ""  # "citationSources" (Gemini API) or "citations" (Vertex)
         self.citations: list[object] = []
         self.citation_events: list[int] = []
-        self.keys: dict[tuple[str, ...], int] = {}
+        self.citation_keys: list[tuple[str, ...]] = []
+        self.keys: dict[tuple[str, ...], int] = {}  # citation key -> its position
+        self.spans: dict[tuple[str, ...], list[int]] = {}  # span -> citations on it
         self.url_context: object = None
+        self.chunk_first_citation = 0  # where the current chunk's citations start
         self.finish_reason: str | None = None
         self.finish_message: object = None
         self.problems: list[Problem] = []
@@ -99,37 +171,48 @@ class _Candidate:
 
     def add(self, number: int, candidate: object) -> str:
         """Merge one chunk's candidate; return the answer text it adds."""
-        content = unwrap(get(candidate, "content"))
+        self.chunk_first_citation = len(self.citations)
+        fields = _fields(candidate, _CANDIDATE_FIELDS)
+        content = unwrap(fields.get("content"))
         new_text: list[str] = []
         if content is not None:
-            role = get(content, "role")
+            if type(content) is dict:
+                role, parts = content.get("role"), content.get("parts")
+            else:
+                role, parts = get(content, "role"), None
             if role:
                 self.role = role
-            for position, part in enumerate(items(content, "parts")):
-                self._add_part(position, unwrap(part), new_text)
-        meta = unwrap(get(candidate, "grounding_metadata"))
-        if not _empty(meta):
+            if type(parts) is not list:
+                parts = items(content, "parts")
+            for position, part in enumerate(parts):
+                if type(part) is dict:
+                    text, thought = part.get("text"), part.get("thought") is True
+                else:
+                    part = unwrap(part)
+                    text, thought = get(part, "text"), get(part, "thought") is True
+                if isinstance(text, str):
+                    self._add_text(position, text, thought, new_text)
+                else:
+                    self.parts.append(part)
+        get_field = fields.get
+        meta = get_field("grounding_metadata")
+        if meta is not None and not _empty(meta := unwrap(meta)):
             self._replace_grounding(number, meta)
-        cited = unwrap(get(candidate, "citation_metadata"))
+        cited = get_field("citation_metadata")
         if cited is not None:
-            self._add_citations(number, cited)
-        url_context = unwrap(get(candidate, "url_context_metadata"))
-        if not _empty(url_context):
+            self._add_citations(number, unwrap(cited))
+        url_context = get_field("url_context_metadata")
+        if url_context is not None and not _empty(url_context := unwrap(url_context)):
             self.url_context = url_context
-        reason = _finish_reason(candidate)
-        if reason is not None:
+        reason = get_field("finish_reason")
+        if reason is not None and (reason := _finish_reason(candidate, reason)) is not None:
             self.finish_reason = reason
-            message = get(candidate, "finish_message")
+            message = get_field("finish_message")
             if message:
                 self.finish_message = message
-        return "".join(new_text)
+        return new_text[0] if len(new_text) == 1 else "".join(new_text)
 
-    def _add_part(self, position: int, part: object, new_text: list[str]) -> None:
-        text = get(part, "text")
-        if not isinstance(text, str):
-            self.parts.append(part)
-            return
-        thought = get(part, "thought") is True
+    def _add_text(self, position: int, text: str, thought: bool, new_text: list[str]) -> None:
         last = self.parts[-1] if self.parts else None
         if position == 0 and isinstance(last, _TextPart) and last.thought == thought:
             last.fragments.append(text)
@@ -166,7 +249,7 @@ class _Candidate:
         name = "citationSources" if get(meta, "citation_sources") is not None else "citations"
         if not self.citation_name:
             self.citation_name = name
-        first_of_chunk = len(self.citations)
+        first_of_chunk = self.chunk_first_citation
         for item in items(meta, name):
             item = unwrap(item)
             key = _citation_key(item)
@@ -174,24 +257,25 @@ class _Candidate:
             if kept is not None:
                 self._merged(kept, f"event {number} repeats a citation exactly")
                 continue
-            span, uri = key[:2], key[2]
-            same = [j for j, other in enumerate(self.citations) if _citation_key(other)[:2] == span]
-            if uri == "None":  # merged into a citation of the span that says all it says
-                full = [j for j in same if _covers(self.citations[j], item)]
+            same = self.spans.setdefault(key[:2], [])
+            keys = self.citation_keys
+            if key[2] == "None":  # merged into a citation of the span that says all it says
+                full = [j for j in same if _covers(keys[j], key)]
                 if full:
                     self._merged(full[0], f"event {number} sends again, without URI, a cited span")
                     continue
             else:  # this chunk sent the span without a URI first: the URI one takes its place
-                bare = [j for j in same if j >= first_of_chunk and _covers(item, self.citations[j])]
+                bare = [j for j in same if j >= first_of_chunk and _covers(key, keys[j])]
                 if bare:
                     j = bare[0]
-                    del self.keys[_citation_key(self.citations[j])]
-                    self.citations[j] = item
-                    self.keys[key] = j
+                    del self.keys[keys[j]]
+                    self.citations[j], keys[j], self.keys[key] = item, key, j
                     self._merged(j, f"event {number} sends with a URI a span it sent without URI")
                     continue
+            same.append(len(self.citations))
             self.keys[key] = len(self.citations)
             self.citations.append(item)
+            self.citation_keys.append(key)
             self.citation_events.append(number)
 
     def _merged(self, kept: int, what: str) -> None:
@@ -224,8 +308,7 @@ class _Candidate:
         return out
 
 
-def _finish_reason(candidate: object) -> str | None:
-    value = get(candidate, "finish_reason")
+def _finish_reason(candidate: object, value: object) -> str | None:
     if isinstance(candidate, Message) and isinstance(value, int):
         descriptor = candidate.DESCRIPTOR.fields_by_name["finish_reason"].enum_type
         known = descriptor.values_by_number.get(value) if descriptor is not None else None
@@ -241,6 +324,10 @@ def _empty(obj: object) -> bool:
     """Whether a metadata object says nothing (``None``, ``{}``, all fields unset)."""
     if obj is None:
         return True
+    if type(obj) is str:
+        return not obj
+    if type(obj) is dict:
+        return not obj or all(_blank(v) for v in obj.values())
     if isinstance(obj, Message):
         return not obj.ListFields()
     if isinstance(obj, Mapping):
@@ -286,9 +373,8 @@ def _citation_key(item: object) -> tuple[str, ...]:
     return tuple(repr(v) for v in values)
 
 
-def _covers(full: object, bare: object) -> bool:
-    """Whether ``full`` has a URI and every other field ``bare`` has, with the same value."""
-    kf, kb = _citation_key(full), _citation_key(bare)
+def _covers(kf: tuple[str, ...], kb: tuple[str, ...]) -> bool:
+    """Whether citation key ``kf`` has a URI and every other field key ``kb`` has, alike."""
     return (
         kf[2] != "None"
         and kb[2] == "None"
@@ -313,6 +399,8 @@ def response_chunk(number: int, chunk: object) -> object:
     Raises:
         StreamError: an error body, JSON of another shape, or another kind of object.
     """
+    if type(chunk) is dict and "candidates" in chunk and "error" not in chunk:
+        return chunk  # the common case, first
     if isinstance(chunk, (str, bytes, bytearray)):
         chunk = decode_json(number, bytes(chunk) if isinstance(chunk, bytearray) else chunk)
     chunk = unwrap(chunk)
@@ -370,15 +458,18 @@ class Merger:
         self.events = number
         texts: dict[int, str] = {}
         finished: set[int] = set()
-        for position, candidate in enumerate(items(chunk, "candidates")):
+        fields = _fields(chunk, _CHUNK_FIELDS)
+        candidates = fields.get("candidates")
+        if type(candidates) is not list:
+            candidates = items(chunk, "candidates")
+        for position, candidate in enumerate(candidates):
             candidate = unwrap(candidate)
-            index = _integer(get(candidate, "index"))
-            if index is None:
-                index = position if get(candidate, "index") is None else -1
-            if index < 0:
-                raise StreamError(
-                    f"candidate index {get(candidate, 'index')!r} is not a number", event=number
-                )
+            raw_index = (
+                candidate.get("index") if type(candidate) is dict else get(candidate, "index")
+            )
+            index = position if raw_index is None else _integer(raw_index)
+            if index is None or index < 0:
+                raise StreamError(f"candidate index {raw_index!r} is not a number", event=number)
             state = self.candidates.get(index)
             if state is None:
                 state = self.candidates[index] = _Candidate(index, self.track)
@@ -386,15 +477,12 @@ class Merger:
             texts[index] = state.add(number, candidate)
             if not was_finished and state.finish_reason is not None:
                 finished.add(index)
-        for name, key in (
-            ("usage_metadata", "usageMetadata"),
-            ("prompt_feedback", "promptFeedback"),
-            ("model_version", "modelVersion"),
-            ("response_id", "responseId"),
-        ):
-            value = unwrap(get(chunk, name))
-            if not _empty(value):
-                self.response[key] = value
+        for name, key in _RESPONSE_KEYS:
+            value = fields.get(name)
+            if value is not None:
+                value = unwrap(value)
+                if not _empty(value):
+                    self.response[key] = value
         return texts, finished
 
     def truncated(self, item: Truncated) -> None:
@@ -742,8 +830,7 @@ class StreamReader:
             citations = [c for c in grounded.citations if c.path not in self._reported]
             self._reported.update(c.path for c in citations)
         elif state is not None:
-            first = len(state.citations) - sum(1 for e in state.citation_events if e == number)
-            for j in range(first, len(state.citations)):
+            for j in range(state.chunk_first_citation, len(state.citations)):
                 placed = self._place(state, j)
                 if placed is not None and placed.path not in self._reported:
                     citations.append(placed)
