@@ -36,6 +36,7 @@ from grounding_protos._stream_parse import (
     Truncated,
     decode_json,
     detect,
+    error_text,
     recorded_chunks,
 )
 
@@ -385,14 +386,6 @@ def _covers(kf: tuple[str, ...], kb: tuple[str, ...]) -> bool:
 # --- The whole stream --------------------------------------------------------------------
 
 
-def _error_text(error: object) -> str:
-    if not isinstance(error, Mapping):
-        return repr(error)
-    code, status, message = (error.get(k) for k in ("code", "status", "message"))
-    head = " ".join(str(v) for v in (code, status) if v)
-    return f"{head}: {message}" if head and message else str(message or head or error)
-
-
 def response_chunk(number: int, chunk: object) -> object:
     """``chunk`` checked to be a ``generateContent`` response (JSON text is decoded).
 
@@ -407,7 +400,7 @@ def response_chunk(number: int, chunk: object) -> object:
     if isinstance(chunk, Mapping):
         if "error" in chunk and "candidates" not in chunk:
             raise StreamError(
-                f"the stream reports an error: {_error_text(chunk['error'])}", event=number
+                f"the stream reports an error: {error_text(chunk['error'])}", event=number
             )
         if chunk and not any(get(chunk, n) is not None for n in _RESPONSE_FIELDS):
             keys = ", ".join(sorted(map(str, chunk))[:6])

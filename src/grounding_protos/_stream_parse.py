@@ -146,7 +146,13 @@ def sse_chunks(pieces: Iterable[str]) -> Iterator[Item]:
 
 def _event_value(number: int, kind: str, data: str) -> object:
     if kind == "error":
-        raise StreamError(f"the stream reports an error: {_shown(data)}", event=number)
+        try:
+            body = json.loads(data)
+        except ValueError:
+            body = None
+        error = body.get("error", body) if isinstance(body, Mapping) else None
+        shown = error_text(error) if isinstance(error, Mapping) else _shown(data)
+        raise StreamError(f"the stream reports an error: {shown}", event=number)
     if kind not in ("", "message"):
         raise StreamError(
             f"event type {kind!r} is not part of a Gemini response stream (data {_shown(data)})",
@@ -174,6 +180,15 @@ def decode_json(number: int, data: str | bytes) -> object:
         ) from exc
     except (RecursionError, ValueError) as exc:
         raise StreamError(f"malformed JSON: {exc}", event=number) from exc
+
+
+def error_text(error: object) -> str:
+    """A Google API error object (``{"code", "status", "message"}``) in one line."""
+    if not isinstance(error, Mapping):
+        return repr(error)
+    code, status, message = (error.get(k) for k in ("code", "status", "message"))
+    head = " ".join(str(v) for v in (code, status) if v)
+    return f"{head}: {message}" if head and message else str(message or head or error)
 
 
 def _shown(data: str, limit: int = 80) -> str:
@@ -322,8 +337,3 @@ def _decode(data: bytes) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise StreamError(f"the stream is not UTF-8: {exc.reason} at byte {exc.start}") from exc
-
-
-def is_error_body(value: object) -> bool:
-    """Whether a decoded event is a Google API error body (``{"error": {...}}``)."""
-    return isinstance(value, Mapping) and "error" in value and "candidates" not in value
