@@ -684,3 +684,20 @@ def test_cli_interrupted_stream_warns_and_exits_1(
     assert code == 1 and json.loads(out)[0]["code"] == "stream-incomplete"
     code, out, err = run_cli(capsys, monkeypatch, "render", stdin=b'data: {"x": 1}\n\n')
     assert code == 2 and "event 1: not a generateContent response chunk" in err
+
+
+def test_cli_on_the_shipped_stream_example(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    stream_file = examples / "gemini_stream.sse"
+    whole_file = examples / "gemini_response.json"
+    for command in ("render", "inspect", "validate"):
+        expected = run_cli(capsys, monkeypatch, command, str(whole_file))
+        assert run_cli(capsys, monkeypatch, command, str(stream_file)) == expected
+    same(read_stream(stream_file.read_bytes()), read(json.loads(whole_file.read_bytes())))
+    with stream_file.open("rb") as f:
+        assert read_stream(f).text == read(json.loads(whole_file.read_bytes())).text
+    head = b"".join(stream_file.read_bytes().splitlines(keepends=True)[:6])
+    code, out, err = run_cli(capsys, monkeypatch, "render", stdin=head)
+    assert code == 1 and "[stream-incomplete]" in err and "[1]" not in out
