@@ -135,6 +135,21 @@ def genai_objects(chunks: list[Json]) -> list[object]:
     return [types.GenerateContentResponse.model_validate(c) for c in chunks]
 
 
+def official_objects(chunks: list[Json]) -> list[object]:
+    """google-ai-generativelanguage (proto-plus) objects of the chunks."""
+    from google.ai import generativelanguage_v1beta as glm
+
+    cls = glm.GenerateContentResponse
+    return [cls.from_json(json.dumps(c), ignore_unknown_fields=True) for c in chunks]
+
+
+def raw_messages(chunks: list[Json]) -> list[object]:
+    """The raw protobuf messages beneath the official objects."""
+    from google.ai import generativelanguage_v1beta as glm
+
+    return [glm.GenerateContentResponse.pb(o) for o in official_objects(chunks)]
+
+
 FORMS: dict[str, Callable[[list[Json]], object]] = {
     "dicts": lambda chunks: chunks,
     "generator": lambda chunks: (c for c in chunks),
@@ -148,7 +163,19 @@ FORMS: dict[str, Callable[[list[Json]], object]] = {
     "json-array": lambda chunks: json.dumps(chunks, ensure_ascii=False, indent=1),
     "json-array-file": lambda chunks: io.BytesIO(json.dumps(chunks).encode("utf-8")),
     "genai": genai_objects,
+    "official": official_objects,
+    "official-raw": raw_messages,
 }
+
+
+def expected_read(form: str, response: Json) -> Grounded:
+    """``read`` of the whole response in the same form (an object form reads its own
+    way: google-genai names the list ``citations``, a raw message has ``partIndex`` 0)."""
+    if form in ("genai", "official", "official-raw"):
+        objects = FORMS[form]([response])
+        assert isinstance(objects, list)
+        return read(objects[0])
+    return read(response)
 
 
 def _final() -> Json:
@@ -158,7 +185,7 @@ def _final() -> Json:
 @pytest.mark.parametrize("form", sorted(FORMS))
 def test_metadata_only_in_the_last_chunk_and_empty_before(form: str) -> None:
     chunks = text_chunks(TEXT, 5, last=_final())
-    expected = read(whole([{"text": TEXT}], **_final()))
+    expected = expected_read(form, whole([{"text": TEXT}], **_final()))
     streamed = read_stream(FORMS[form](chunks))
     same(streamed, expected)
     assert streamed.finish_reason == "STOP"
@@ -242,14 +269,14 @@ def spread_citations(text: str, size: int) -> tuple[list[Json], list[Json]]:
     return chunks, cited
 
 
-@pytest.mark.parametrize("form", ["dicts", "sse-crlf", "genai"])
+@pytest.mark.parametrize("form", ["dicts", "sse-crlf", "genai", "official", "official-raw"])
 def test_citations_spread_over_chunks_with_whole_answer_offsets(form: str) -> None:
     chunks, cited = spread_citations(TEXT, 7)
     assert sum("citationMetadata" in c["candidates"][0] for c in chunks) == 3
     response = whole([{"text": TEXT}], finishReason="STOP",
                      citationMetadata={"citationSources": cited})  # fmt: skip
     # google-genai names the list `citations` whatever the JSON said: so do the paths.
-    expected = read(genai_objects([response])[0] if form == "genai" else response)
+    expected = expected_read(form, response)
     streamed = read_stream(FORMS[form](chunks))
     same(streamed, expected)
     assert [c.text for c in streamed.citations] == ["東京タワー", "café crème", "Familie 👨‍👩‍👧‍👦"]

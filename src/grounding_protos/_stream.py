@@ -247,11 +247,11 @@ class _Candidate:
         self.grounding, self.grounding_event = meta, number
 
     def _add_citations(self, number: int, meta: object) -> None:
-        name = "citationSources" if get(meta, "citation_sources") is not None else "citations"
+        gemini = get(meta, "citation_sources") is not None  # Vertex AI: `citations`
         if not self.citation_name:
-            self.citation_name = name
+            self.citation_name = "citationSources" if gemini else "citations"
         first_of_chunk = self.chunk_first_citation
-        for item in items(meta, name):
+        for item in items(meta, "citation_sources" if gemini else "citations"):
             item = unwrap(item)
             key = _citation_key(item)
             kept = self.keys.get(key)
