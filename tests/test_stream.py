@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grounding_protos import GroundingProtosError, StreamError
+from grounding_protos import GroundingProtosError, OffsetError, StreamError
 from grounding_protos.citations import Grounded, StreamReader, aread_stream, read, read_stream
 from grounding_protos.cli import main
 
@@ -237,6 +237,21 @@ def test_metadata_early_only() -> None:
     assert all(u.citations == [] for u in updates[:-1])
     assert updates[-1].finished and len(updates[-1].citations) == 3
     assert reader.finish().citations == updates[-1].citations
+
+
+def test_wrong_offsets_raise_once_the_candidate_is_complete() -> None:
+    chunks = text_chunks(TEXT, 6, last={"finishReason": "STOP"}, empty_metadata=False)
+    bad = metadata()
+    bad["groundingSupports"][0]["segment"]["endIndex"] = len(TEXT.encode("utf-8")) + 1
+    chunks[0]["candidates"][0]["groundingMetadata"] = bad
+    with pytest.raises(OffsetError, match="out of range"):
+        read_stream(chunks)
+    reader = StreamReader()
+    for c in chunks[:-1]:
+        reader.feed(c)  # pending while the text may still come
+    assert [p.code for p in reader.grounded().problems] == ["stream-grounding-pending"]
+    with pytest.raises(OffsetError, match="out of range"):
+        reader.feed(chunks[-1])
 
 
 def test_a_replaced_grounding_metadata_is_a_problem() -> None:

@@ -524,7 +524,7 @@ class Merger:
         try:
             grounded = options.read(merged)
         except (OffsetError, CitationError):
-            if final or state is None or state.grounding is None:
+            if final or state is None or state.grounding is None or state.finish_reason:
                 raise
             # Before the candidate finishes, grounding metadata that arrived early may
             # point past the text received so far: leave it for later, and say so.
