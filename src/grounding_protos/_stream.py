@@ -102,7 +102,10 @@ _CHUNK_FIELDS = (
     "response_id",
 )
 _RESPONSE_KEYS = tuple((n, _inputs.camel(n)) for n in _CHUNK_FIELDS[1:])
-_SNAKE = {_inputs.camel(n): n for n in (*_CANDIDATE_FIELDS, *_CHUNK_FIELDS)}
+# camelCase -> snake_case, for the names that differ
+_SNAKE = {
+    _inputs.camel(n): n for n in (*_CANDIDATE_FIELDS, *_CHUNK_FIELDS) if _inputs.camel(n) != n
+}
 
 
 def _fields(obj: object, names: tuple[str, ...]) -> dict[str, Any]:
@@ -110,7 +113,7 @@ def _fields(obj: object, names: tuple[str, ...]) -> dict[str, Any]:
     has, so that a chunk costs what it holds)."""
     if type(obj) is dict:
         if obj.keys().isdisjoint(_SNAKE):
-            return obj  # snake_case keys only (or keys of no interest)
+            return obj  # no camelCase key to rename
         out: dict[str, Any] = {}
         for key, value in obj.items():
             name: str = _SNAKE.get(key) or key
