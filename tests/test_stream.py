@@ -529,6 +529,17 @@ def test_other_inputs_that_are_not_streams() -> None:
         reader.feed(chunk([{"text": "y"}]))
 
 
+def test_the_reader_takes_json_text_and_single_sse_events() -> None:
+    chunks = text_chunks(TEXT, 8, last=_final())
+    reader = StreamReader()
+    for n, c in enumerate(chunks):
+        text = json.dumps(c)
+        reader.feed(text if n % 2 else f"data: {text}\r\n\r\n".encode())
+    same(reader.finish(), read(whole([{"text": TEXT}], **_final())))
+    with pytest.raises(StreamError, match="event 1: expected one SSE event, got 2"):
+        StreamReader().feed("data: {}\n\ndata: {}\n\n")
+
+
 def test_a_single_response_is_a_stream_of_one() -> None:
     response = whole([{"text": TEXT}], **_final())
     same(read_stream(response), read(response))

@@ -389,8 +389,22 @@ def _covers(kf: tuple[str, ...], kb: tuple[str, ...]) -> bool:
 # --- The whole stream --------------------------------------------------------------------
 
 
+def _decode_text(number: int, text: str | bytes) -> object:
+    """The JSON of one chunk, given as JSON text or as one SSE event."""
+    head = text[:16].decode("utf-8", "replace") if isinstance(text, bytes) else text[:16]
+    if detect(head) != "sse":
+        return decode_json(number, text)
+    parser = SSEParser()
+    parser.number = number - 1
+    events = parser.feed(_text_line(text)) + parser.close()
+    if len(events) != 1 or not isinstance(events[0], Chunk):
+        raise StreamError(f"expected one SSE event, got {len(events)}", event=number)
+    return events[0].value
+
+
 def response_chunk(number: int, chunk: object) -> object:
-    """``chunk`` checked to be a ``generateContent`` response (JSON text is decoded).
+    """``chunk`` checked to be a ``generateContent`` response (JSON text is decoded,
+    also one SSE event: ``data: {...}``).
 
     Raises:
         StreamError: an error body, JSON of another shape, or another kind of object.
@@ -398,7 +412,7 @@ def response_chunk(number: int, chunk: object) -> object:
     if type(chunk) is dict and "candidates" in chunk and "error" not in chunk:
         return chunk  # the common case, first
     if isinstance(chunk, (str, bytes, bytearray)):
-        chunk = decode_json(number, bytes(chunk) if isinstance(chunk, bytearray) else chunk)
+        chunk = _decode_text(number, bytes(chunk) if isinstance(chunk, bytearray) else chunk)
     chunk = unwrap(chunk)
     if isinstance(chunk, Mapping):
         if "error" in chunk and "candidates" not in chunk:
@@ -670,7 +684,8 @@ def read_stream(
 
     ``stream`` is an iterable of chunks (REST dicts, google-genai
     ``GenerateContentResponse`` objects, official client objects, the JSON text of
-    one chunk, or the lines of an SSE stream), or a whole recorded stream as ``str``,
+    one chunk or one SSE event each, or the lines of an SSE stream), or a whole
+    recorded stream as ``str``,
     ``bytes`` or a file: SSE (``data: {...}`` events) or a JSON array of responses.
     ``candidate`` is a candidate's ``index``; the options are those of :func:`read`.
     The chunks are merged (``docs/streams.md``) and the merged response is read.
