@@ -540,6 +540,29 @@ def test_the_reader_takes_json_text_and_single_sse_events() -> None:
         StreamReader().feed("data: {}\n\ndata: {}\n\n")
 
 
+@pytest.mark.parametrize("errors", ["strict", "repair", "skip"])
+def test_the_span_policy_is_forwarded_to_read(errors: str) -> None:
+    import inspect
+
+    if "errors" not in inspect.signature(read).parameters:
+        pytest.skip("read() has no errors= yet (the span-policy rewrite adds it)")
+    chunks = text_chunks(TEXT, 8, last=_final())
+    bad = chunks[-1]["candidates"][0]["groundingMetadata"]["groundingSupports"][1]["segment"]
+    bad["startIndex"] += 1  # drifted by a byte: the segment text is still right
+    merged = whole([{"text": TEXT}], **chunks[-1]["candidates"][0])
+    read_whole: Any = read  # typed once read() has errors=
+    read_chunks: Any = read_stream
+    try:
+        expected: Grounded | Exception = read_whole(merged, errors=errors)
+    except GroundingProtosError as exc:
+        expected = exc
+    if isinstance(expected, Exception):
+        with pytest.raises(type(expected)):
+            read_chunks(chunks, errors=errors)
+    else:
+        same(read_chunks(chunks, errors=errors), expected)
+
+
 def test_a_single_response_is_a_stream_of_one() -> None:
     response = whole([{"text": TEXT}], **_final())
     same(read_stream(response), read(response))
