@@ -549,7 +549,8 @@ def test_the_span_policy_is_forwarded_to_read(errors: str) -> None:
     chunks = text_chunks(TEXT, 8, last=_final())
     bad = chunks[-1]["candidates"][0]["groundingMetadata"]["groundingSupports"][1]["segment"]
     bad["startIndex"] += 1  # drifted by a byte: the segment text is still right
-    merged = whole([{"text": TEXT}], **chunks[-1]["candidates"][0])
+    last = {k: v for k, v in chunks[-1]["candidates"][0].items() if k != "content"}
+    merged = whole([{"text": TEXT}], **last)
     read_whole: Any = read  # typed once read() has errors=
     read_chunks: Any = read_stream
     try:
@@ -567,6 +568,40 @@ def test_a_single_response_is_a_stream_of_one() -> None:
     response = whole([{"text": TEXT}], **_final())
     same(read_stream(response), read(response))
     same(read_stream(genai_objects([response])[0]), read(response))
+
+
+# --- Property: SSE framing ------------------------------------------------------------------
+
+JSON_TEXT = st.text(st.sampled_from([*"aé東京 👍🏽ß€\n\r\u2028:\u200d"]), max_size=8)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | JSON_TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(JSON_TEXT, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.dictionaries(st.sampled_from(["candidates", "x"]), JSON_VALUES, min_size=1),
+             min_size=1, max_size=4),
+    st.data(),
+)  # fmt: skip
+def test_sse_framing_whatever_the_line_ends(values: list[Json], data: st.DataObject) -> None:
+    from grounding_protos._stream_parse import Chunk, recorded_chunks
+
+    # LF and CRLF mixed freely, or CR alone (a CR followed by an LF is one CRLF).
+    ends = st.sampled_from(data.draw(st.sampled_from([["\n", "\r\n"], ["\r"]])))
+    text = ""
+    for value in values:
+        if data.draw(st.booleans()):
+            text += ": keep-alive" + data.draw(ends)
+        lines = json.dumps(value, ensure_ascii=False, indent=data.draw(st.sampled_from([None, 1])))
+        for line in lines.split("\n"):  # JSON escapes CR and LF inside strings
+            text += f"data: {line}" + data.draw(ends)
+        text += data.draw(ends)
+    assert [c.value for c in recorded_chunks(text) if isinstance(c, Chunk)] == values
+    pieces = io.BytesIO(text.encode("utf-8"))  # read line by line, as a file
+    assert [c.value for c in recorded_chunks(pieces) if isinstance(c, Chunk)] == values
 
 
 # --- Property: any cut of a whole response streams back to it -------------------------------
