@@ -102,6 +102,7 @@ _CHUNK_FIELDS = (
     "response_id",
 )
 _RESPONSE_KEYS = tuple((n, _inputs.camel(n)) for n in _CHUNK_FIELDS[1:])
+_RESPONSE_TARGETS = {**{n: c for n, c in _RESPONSE_KEYS}, **{c: c for _, c in _RESPONSE_KEYS}}
 # camelCase -> snake_case, for the names that differ
 _SNAKE = {
     _inputs.camel(n): n for n in (*_CANDIDATE_FIELDS, *_CHUNK_FIELDS) if _inputs.camel(n) != n
@@ -147,6 +148,7 @@ class _Candidate:
         self.index = index
         self.role: object = None
         self.parts: list[_TextPart | object] = []
+        self.open_part: _TextPart | None = None  # the last part, when it is a text part
         self.grounding: object = None
         self.grounding_event = 0
         self.citation_name = ""  # "citationSources" (Gemini API) or "citations" (Vertex)
@@ -177,9 +179,10 @@ class _Candidate:
         """Merge one chunk's candidate; return the answer text it adds."""
         self.chunk_first_citation = len(self.citations)
         fields = _fields(candidate, _CANDIDATE_FIELDS)
-        content = unwrap(fields.get("content"))
+        content = fields.get("content")
         new_text: list[str] = []
         if content is not None:
+            content = unwrap(content)
             if type(content) is dict:
                 role, parts = content.get("role"), content.get("parts")
             else:
@@ -198,6 +201,9 @@ class _Candidate:
                     self._add_text(position, text, thought, new_text)
                 else:
                     self.parts.append(part)
+                    self.open_part = None
+        if len(fields) == 1 and content is not None:
+            return new_text[0] if len(new_text) == 1 else "".join(new_text)
         get_field = fields.get
         meta = get_field("grounding_metadata")
         if meta is not None and not _empty(meta := unwrap(meta)):
@@ -217,11 +223,12 @@ class _Candidate:
         return new_text[0] if len(new_text) == 1 else "".join(new_text)
 
     def _add_text(self, position: int, text: str, thought: bool, new_text: list[str]) -> None:
-        last = self.parts[-1] if self.parts else None
-        if position == 0 and isinstance(last, _TextPart) and last.thought == thought:
+        last = self.open_part
+        if position == 0 and last is not None and last.thought is thought:
             last.fragments.append(text)
         else:
-            self.parts.append(_TextPart(text, thought))
+            self.open_part = last = _TextPart(text, thought)
+            self.parts.append(last)
         if thought:
             return
         new_text.append(text)
@@ -468,8 +475,18 @@ class Merger:
         self.events = number
         texts: dict[int, str] = {}
         finished: set[int] = set()
-        fields = _fields(chunk, _CHUNK_FIELDS)
-        candidates = fields.get("candidates")
+        if type(chunk) is dict:
+            candidates = chunk.get("candidates")
+            for key, value in chunk.items():  # the chunk's own keys, usually two
+                target = _RESPONSE_TARGETS.get(key)
+                if target is not None and value is not None and not _empty(value := unwrap(value)):
+                    self.response[target] = value
+        else:
+            candidates = None
+            for name, target in _RESPONSE_KEYS:
+                value = get(chunk, name)
+                if value is not None and not _empty(value := unwrap(value)):
+                    self.response[target] = value
         if type(candidates) is not list:
             candidates = items(chunk, "candidates")
         for position, candidate in enumerate(candidates):
@@ -487,12 +504,6 @@ class Merger:
             texts[index] = state.add(number, candidate)
             if not was_finished and state.finish_reason is not None:
                 finished.add(index)
-        for name, key in _RESPONSE_KEYS:
-            value = fields.get(name)
-            if value is not None:
-                value = unwrap(value)
-                if not _empty(value):
-                    self.response[key] = value
         return texts, finished
 
     def truncated(self, item: Truncated) -> None:

@@ -18,8 +18,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import IO, Any, Literal
+from typing import IO, Any, Literal, NamedTuple
 
 from grounding_protos._exceptions import StreamError
 
@@ -30,16 +29,14 @@ _WHITESPACE = " \t\r\n"
 _DECODER = json.JSONDecoder()
 
 
-@dataclass(frozen=True, slots=True)
-class Chunk:
+class Chunk(NamedTuple):
     """One event of a stream: its number (from 1) and its decoded JSON value."""
 
     number: int
     value: object
 
 
-@dataclass(frozen=True, slots=True)
-class Truncated:
+class Truncated(NamedTuple):
     """The recording ends inside event ``number``, which does not decode."""
 
     number: int
