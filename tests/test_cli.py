@@ -24,7 +24,7 @@ import pytest
 from google.protobuf import json_format, text_format
 
 from grounding_protos import message_class, message_types, validate
-from grounding_protos.citations import read, render, source_list
+from grounding_protos.citations import read, render, search_notes, source_list
 from grounding_protos.cli import main
 from grounding_protos.discoveryengine_v1 import Answer
 
@@ -317,9 +317,16 @@ def expected_render(path: Path, style: str = "markdown") -> str:
     grounded = read(load(path))
     assert grounded.text is not None
     body = render(grounded.text, grounded.citations, style)  # type: ignore[arg-type]
-    sources = source_list(grounded.text, grounded.citations, style)  # type: ignore[arg-type]
-    # one blank line between the text and the list, the text kept as it is
-    return body + ("" if body.endswith("\n") else "\n") + "\n" + sources + "\n"
+    sources = source_list(
+        grounded.text,
+        grounded.citations,
+        style,
+        uncited=grounded.uncited_sources,  # type: ignore[arg-type]
+    )
+    notes = search_notes(grounded.search, style)  # type: ignore[arg-type]
+    # one blank line between the text, the list and the queries; the text kept as it is
+    out = body + ("" if body.endswith("\n") else "\n") + "\n" + sources + "\n"
+    return out + (f"\n{notes}\n" if notes else "")
 
 
 @pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)

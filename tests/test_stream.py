@@ -23,8 +23,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grounding_protos import GroundingProtosError, OffsetError, StreamError
-from grounding_protos.citations import Grounded, StreamReader, aread_stream, read, read_stream
+from grounding_protos import CitationError, GroundingProtosError, OffsetError, StreamError
+from grounding_protos.citations import (
+    Grounded,
+    SpanPolicy,
+    StreamReader,
+    aread_stream,
+    read,
+    read_stream,
+)
 from grounding_protos.cli import main
 
 JA = "東京タワーは高さ333メートルです。"
@@ -245,13 +252,19 @@ def test_wrong_offsets_raise_once_the_candidate_is_complete() -> None:
     bad["groundingSupports"][0]["segment"]["endIndex"] = len(TEXT.encode("utf-8")) + 1
     chunks[0]["candidates"][0]["groundingMetadata"] = bad
     with pytest.raises(OffsetError, match="out of range"):
-        read_stream(chunks)
-    reader = StreamReader()
+        read_stream(chunks, errors="strict")
+    reader = StreamReader(errors="strict")
     for c in chunks[:-1]:
         reader.feed(c)  # pending while the text may still come
     assert [p.code for p in reader.grounded().problems] == ["stream-grounding-pending"]
     with pytest.raises(OffsetError, match="out of range"):
         reader.feed(chunks[-1])
+    # The default policy re-anchors the span on its segment text, as read does.
+    repaired = read_stream(chunks)
+    whole_response = whole([{"text": TEXT}], finishReason="STOP", groundingMetadata=bad)
+    same(repaired, read(whole_response))
+    assert repaired.citations[0].text == "高さ333メートル"
+    assert [p.code for p in repaired.problems] == ["offset-drift"]
 
 
 def test_a_replaced_grounding_metadata_is_a_problem() -> None:
@@ -541,27 +554,21 @@ def test_the_reader_takes_json_text_and_single_sse_events() -> None:
 
 
 @pytest.mark.parametrize("errors", ["strict", "repair", "skip"])
-def test_the_span_policy_is_forwarded_to_read(errors: str) -> None:
-    import inspect
-
-    if "errors" not in inspect.signature(read).parameters:
-        pytest.skip("read() has no errors= yet (the span-policy rewrite adds it)")
+def test_the_span_policy_is_forwarded_to_read(errors: SpanPolicy) -> None:
     chunks = text_chunks(TEXT, 8, last=_final())
     bad = chunks[-1]["candidates"][0]["groundingMetadata"]["groundingSupports"][1]["segment"]
     bad["startIndex"] += 1  # drifted by a byte: the segment text is still right
     last = {k: v for k, v in chunks[-1]["candidates"][0].items() if k != "content"}
     merged = whole([{"text": TEXT}], **last)
-    read_whole: Any = read  # typed once read() has errors=
-    read_chunks: Any = read_stream
-    try:
-        expected: Grounded | Exception = read_whole(merged, errors=errors)
-    except GroundingProtosError as exc:
-        expected = exc
-    if isinstance(expected, Exception):
-        with pytest.raises(type(expected)):
-            read_chunks(chunks, errors=errors)
-    else:
-        same(read_chunks(chunks, errors=errors), expected)
+    if errors == "strict":
+        with pytest.raises(CitationError, match="differs from the text"):
+            read(merged, errors=errors)
+        with pytest.raises(CitationError, match="differs from the text"):
+            read_stream(chunks, errors=errors)
+        return
+    expected = read(merged, errors=errors)
+    assert expected.problems  # repaired, or skipped
+    same(read_stream(chunks, errors=errors), expected)
 
 
 def test_a_single_response_is_a_stream_of_one() -> None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from grounding_protos._exceptions import ArgumentValueError
 from grounding_protos._inputs import read_input
-from grounding_protos._model import Citation, Grounded
+from grounding_protos._model import Citation, Grounded, SpanPolicy
 from grounding_protos._offsets import SpanSnap
 from grounding_protos._resolve import resolve
+
+_POLICIES = ("strict", "repair", "skip")
 
 
 def read(
@@ -13,6 +16,7 @@ def read(
     *,
     text: str | bytes | None = None,
     candidate: int = 0,
+    errors: SpanPolicy = "repair",
     snap: SpanSnap | None = None,
     clamp: bool = False,
 ) -> Grounded:
@@ -56,9 +60,19 @@ def read(
         CitationError: a chunk index or ``reference_id`` points nowhere, a
             ``part_index`` names no text part, or ``text=`` contradicts the input.
     """
+    if errors not in _POLICIES:
+        raise ArgumentValueError(f"errors must be 'strict', 'repair' or 'skip', not {errors!r}")
     raw = read_input(obj, candidate=candidate)
-    resolution = resolve(raw, text, collect=False, snap=snap, clamp=clamp)
-    return Grounded(resolution.text, resolution.citations)
+    resolution = resolve(raw, text, mode=errors, snap=snap, clamp=clamp)
+    return Grounded(
+        resolution.text,
+        resolution.citations,
+        problems=resolution.problems,
+        declared_sources=raw.declared_sources,
+        shape=raw.input_shape,
+        search=raw.search,
+        finish_reason=raw.finish_reason,
+    )
 
 
 def extract(
@@ -66,6 +80,7 @@ def extract(
     *,
     text: str | bytes | None = None,
     candidate: int = 0,
+    errors: SpanPolicy = "repair",
     snap: SpanSnap | None = None,
     clamp: bool = False,
 ) -> list[Citation]:
@@ -82,4 +97,6 @@ def extract(
     >>> [(c.char_start, c.char_end, c.text, c.sources[0].title) for c in extract(answer)]
     [(0, 6, 'Zürich', 'Zürich')]
     """
-    return read(obj, text=text, candidate=candidate, snap=snap, clamp=clamp).citations
+    return read(
+        obj, text=text, candidate=candidate, errors=errors, snap=snap, clamp=clamp
+    ).citations

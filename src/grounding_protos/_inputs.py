@@ -1,169 +1,38 @@
 """Reading grounded answers of every input kind into raw span records.
 
-One reader serves all inputs: our messages and the official raw protobuf messages
-(field access by proto name), proto-plus objects (unwrapped to their raw message
-with ``type(obj).pb(obj)``), google-genai objects (attributes in snake_case, ``None``
-when absent) and REST JSON dicts (camelCase or snake_case keys). Nothing here
-imports the official libraries or google-genai.
-
-The records keep raw values (an int64 may be a JSON string, a score anything);
-``_resolve`` checks and converts them, so ``extract`` and ``validate`` share every
-check.
+:func:`read_input` decides which shape an input has and runs that shape's reader;
+each reader turns it into a :class:`~grounding_protos._raw.RawAnswer` through the
+field access of ``_access`` (messages, proto-plus and SDK objects, REST JSON dicts
+in camelCase or snake_case alike). The records keep raw values (an int64 may be a
+JSON string, a score anything); ``_resolve`` checks and converts them, so ``read``
+and ``validate`` share every check.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
 
 from google.protobuf.message import Message
 
+from grounding_protos._access import (
+    fields,
+    float_or_none,
+    get,
+    has,
+    items,
+    text_or_none,
+    titled,
+    unwrap,
+)
 from grounding_protos._exceptions import UnsupportedInputError
-from grounding_protos._model import CitationKind, Source, SourceKind
-from grounding_protos._pool import is_repeated
-
-Shape = Literal["answer", "grounding_metadata", "citation_metadata", "candidate", "none"]
+from grounding_protos._model import CitationKind, SearchInfo, Source, UrlStatus
+from grounding_protos._raw import RawAnswer, RawPart, RawRef, RawSpan, Shape
 
 _BY_FULL_NAME: dict[str, Shape] = {
     "google.cloud.discoveryengine.v1.Answer": "answer",
     "google.cloud.dialogflow.v2beta1.GroundingMetadata": "grounding_metadata",
     "google.ai.generativelanguage.v1beta3.CitationMetadata": "citation_metadata",
 }
-_CAMEL = re.compile(r"_([a-z0-9])")
-
-
-# --- Field access over dicts, messages and SDK objects --------------------------------
-
-
-def camel(name: str) -> str:
-    """``start_index`` -> ``startIndex`` (proto3 JSON names)."""
-    return _CAMEL.sub(lambda m: m.group(1).upper(), name)
-
-
-def get(obj: object, name: str) -> Any:
-    """Field ``name`` (snake_case) of ``obj``, or ``None`` when absent or unset."""
-    if obj is None:
-        return None
-    if isinstance(obj, Mapping):
-        if name in obj:
-            return obj[name]
-        return obj.get(camel(name))
-    if isinstance(obj, Message):
-        fields = obj.DESCRIPTOR.fields_by_name
-        # proto-plus libraries name fields that shadow builtins with a "_" (license_).
-        descriptor = fields.get(name) or fields.get(name + "_")
-        if descriptor is None:
-            return None
-        name = descriptor.name
-        if not is_repeated(descriptor) and descriptor.has_presence and not obj.HasField(name):
-            return None
-        return getattr(obj, name)
-    return getattr(obj, name, None)
-
-
-def has(obj: object, name: str) -> bool:
-    """Whether ``obj`` carries field ``name`` with a non-empty value."""
-    value = get(obj, name)
-    if value is None:
-        return False
-    if isinstance(value, (str, bytes, Mapping)) or hasattr(value, "__len__"):
-        try:
-            return len(value) > 0
-        except TypeError:
-            return True
-    return True
-
-
-def items(obj: object, name: str) -> list[Any]:
-    """The elements of a repeated field (``[]`` when absent; a non-list counts as absent)."""
-    value = get(obj, name)
-    if value is None or isinstance(value, (str, bytes, Mapping)):
-        return []
-    try:
-        return list(value)
-    except TypeError:
-        return []
-
-
-def unwrap(obj: object) -> object:
-    """A proto-plus object's raw protobuf message; anything else unchanged."""
-    if isinstance(obj, (Mapping, Message)):
-        return obj
-    pb = getattr(type(obj), "pb", None)
-    if callable(pb) and hasattr(type(obj), "meta"):
-        try:
-            raw = pb(obj)
-        except Exception:
-            return obj
-        if isinstance(raw, Message):
-            return raw
-    return obj
-
-
-def _titled(obj: object, ident: str, kind: SourceKind, **fields: Any) -> Source:
-    """A :class:`Source` with the ``uri`` and ``title`` of ``obj`` and the given fields."""
-    uri, title = text_or_none(get(obj, "uri")), text_or_none(get(obj, "title"))
-    return Source(uri=uri, title=title, id=ident, kind=kind, **fields)
-
-
-def text_or_none(value: object) -> str | None:
-    """A string value, or ``None`` for absent, empty or non-string values."""
-    return value if isinstance(value, str) and value else None
-
-
-# --- Raw records ----------------------------------------------------------------------
-
-
-@dataclass
-class RawRef:
-    """A pointer from a span to a source: a chunk index or a ``reference_id``."""
-
-    path: str
-    value: object
-    kind: Literal["chunk_index", "reference_id"]
-
-
-@dataclass
-class RawSpan:
-    """A span as found in the input, values unchecked."""
-
-    path: str  # the span record: "citations[3]"
-    offsets_path: str  # where start_index/end_index live: "…segment"
-    start: object
-    end: object
-    kind: CitationKind
-    part: object = None
-    part_relative: bool = False  # offsets relative to the content part `part` (Gemini)
-    segment_text: object = None
-    refs: list[RawRef] = field(default_factory=list)
-    inline_source: Source | None = None  # CitationSource carries its own source
-    score: object = None
-    source_scores: list[object] = field(default_factory=list)
-
-
-@dataclass
-class RawPart:
-    """One part of the answer's content (Gemini), by its index among all parts."""
-
-    index: int
-    text: str | None  # None: not a text part
-    thought: bool
-
-
-@dataclass
-class RawAnswer:
-    """Everything read from one input, before checks."""
-
-    shape: Shape
-    prefix: str  # path prefix of the citation-bearing object ("candidates[0].")
-    text: str | None = None
-    parts: list[RawPart] | None = None  # Gemini content parts, when present
-    spans: list[RawSpan] = field(default_factory=list)
-    sources: list[tuple[str, Source]] = field(default_factory=list)  # (path, source)
-    source_kind: Literal["chunks", "references", "none"] = "none"
 
 
 # --- Shapes ---------------------------------------------------------------------------
@@ -197,11 +66,19 @@ def read_input(obj: object, *, candidate: int = 0) -> RawAnswer:
         UnsupportedInputError: the object has none of the supported shapes.
     """
     obj = unwrap(obj)
+    raw = _read_shape(obj, candidate)
+    if not raw.input_shape:
+        raw.input_shape = "gemini_candidate" if raw.shape == "candidate" else raw.shape
+    return raw
+
+
+def _read_shape(obj: object, candidate: int) -> RawAnswer:
     prefix = ""
+    outer = ""
     if not isinstance(obj, Message) or obj.DESCRIPTOR.full_name not in _BY_FULL_NAME:
         inner = get(obj, "answer")  # a Discovery Engine AnswerQueryResponse
         if inner is not None and classify(unwrap(inner)) == "answer":
-            obj, prefix = unwrap(inner), "answer."
+            obj, prefix, outer = unwrap(inner), "answer.", "answer_query_response"
         elif has(obj, "candidates"):  # a Gemini GenerateContentResponse
             candidates = items(obj, "candidates")
             if not 0 <= candidate < len(candidates):
@@ -210,20 +87,26 @@ def read_input(obj: object, *, candidate: int = 0) -> RawAnswer:
                     f"candidate={candidate} is out of range"
                 )
             obj, prefix = unwrap(candidates[candidate]), f"candidates[{candidate}]."
+            outer = "gemini_response"
     shape = classify(obj)
     if shape == "answer":
-        return _read_answer(obj, prefix)
-    if shape == "grounding_metadata":
+        raw = _read_answer(obj, prefix)
+    elif shape == "grounding_metadata":
         raw = RawAnswer(shape, prefix)
         _read_grounding_metadata(obj, prefix, raw)
-        return raw
-    if shape == "citation_metadata":
+    elif shape == "citation_metadata":
         raw = RawAnswer(shape, prefix)
         _read_citation_metadata(obj, prefix, raw)
-        return raw
-    if shape == "candidate":
-        return _read_candidate(obj, prefix)
-    raise UnsupportedInputError(
+    elif shape == "candidate":
+        raw = _read_candidate(obj, prefix)
+    else:
+        raise _unsupported(obj)
+    raw.input_shape = outer
+    return raw
+
+
+def _unsupported(obj: object) -> UnsupportedInputError:
+    return UnsupportedInputError(
         f"cannot read citations from {_describe(obj)}: expected a Discovery Engine Answer "
         "(or answer response), a Gemini response or candidate, a GroundingMetadata or a "
         "CitationMetadata — as a message, an official client or google-genai object, "
@@ -272,7 +155,7 @@ def _reference_source(reference: object, index: int) -> Source:
     chunk = get(reference, "chunk_info")
     if chunk is not None:
         meta = get(chunk, "document_metadata")
-        return _titled(
+        return titled(
             meta,
             ident,
             "chunk",
@@ -280,7 +163,7 @@ def _reference_source(reference: object, index: int) -> Source:
             chunk=text_or_none(get(chunk, "chunk")),
             page=text_or_none(get(meta, "page_identifier")),
             text=text_or_none(get(chunk, "content")),
-            score=_float_or_none(get(chunk, "relevance_score")),
+            score=float_or_none(get(chunk, "relevance_score")),
         )
     info = get(reference, "unstructured_document_info")
     if info is not None:
@@ -288,11 +171,9 @@ def _reference_source(reference: object, index: int) -> Source:
         texts = [t for t in (text_or_none(get(c, "content")) for c in contents) if t]
         pages = [p for p in (text_or_none(get(c, "page_identifier")) for c in contents) if p]
         scores = [
-            s
-            for s in (_float_or_none(get(c, "relevance_score")) for c in contents)
-            if s is not None
+            s for s in (float_or_none(get(c, "relevance_score")) for c in contents) if s is not None
         ]
-        return _titled(
+        return titled(
             info,
             ident,
             "unstructured_document",
@@ -303,7 +184,7 @@ def _reference_source(reference: object, index: int) -> Source:
         )
     info = get(reference, "structured_document_info")
     if info is not None:
-        return _titled(
+        return titled(
             info,
             ident,
             "structured_document",
@@ -316,25 +197,33 @@ def _reference_source(reference: object, index: int) -> Source:
 
 
 def _read_grounding_metadata(meta: object, prefix: str, raw: RawAnswer) -> None:
+    entry = get(meta, "search_entry_point")
+    raw.search = SearchInfo(
+        queries=_strings(meta, "web_search_queries"),
+        rendered_content=text_or_none(get(entry, "rendered_content")),
+        retrieval_queries=_strings(meta, "retrieval_queries"),
+        url_statuses=raw.search.url_statuses,
+    )
     raw.source_kind = "chunks"
     for i, chunk in enumerate(items(meta, "grounding_chunks")):
         raw.sources.append((f"{prefix}grounding_chunks[{i}]", _chunk_source(chunk, i)))
     for i, support in enumerate(items(meta, "grounding_supports")):
         path = f"{prefix}grounding_supports[{i}]"
-        segment = get(support, "segment")
-        span = RawSpan(
-            path,
-            f"{path}.segment",
-            get(segment, "start_index"),
-            get(segment, "end_index"),
-            "support",
-            part=get(segment, "part_index"),
-            part_relative=True,
-            segment_text=get(segment, "text"),
+        segment, indices, scores = fields(
+            support, "segment", "grounding_chunk_indices", "confidence_scores"
         )
-        for j, index in enumerate(items(support, "grounding_chunk_indices")):
-            span.refs.append(RawRef(f"{path}.grounding_chunk_indices[{j}]", index, "chunk_index"))
-        span.source_scores = items(support, "confidence_scores")
+        start, end, part, text = fields(segment, "start_index", "end_index", "part_index", "text")
+        span = RawSpan(
+            path, f"{path}.segment", start, end, "support", part=part, part_relative=True,
+            segment_text=text,
+        )  # fmt: skip
+        if type(indices) is not list:
+            indices = items(support, "grounding_chunk_indices")
+        span.refs = [
+            RawRef(f"{path}.grounding_chunk_indices[{j}]", index, "chunk_index")
+            for j, index in enumerate(indices)
+        ]
+        span.source_scores = scores if type(scores) is list else items(support, "confidence_scores")
         raw.spans.append(span)
 
 
@@ -342,7 +231,7 @@ def _chunk_source(chunk: object, index: int) -> Source:
     ident = str(index)
     web = get(chunk, "web")
     if web is not None:
-        return _titled(
+        return titled(
             web,
             ident,
             "web",
@@ -351,23 +240,51 @@ def _chunk_source(chunk: object, index: int) -> Source:
     context = get(chunk, "retrieved_context")
     if context is not None:
         page = get(context, "page_number")
-        return _titled(
+        return titled(
             context,
             ident,
             "retrieved_context",
             document=text_or_none(get(context, "document_name")),
             page=str(page) if isinstance(page, (int, str)) and page != "" else None,
             text=text_or_none(get(context, "text")),
+            file_search_store=text_or_none(get(context, "file_search_store")),
+            custom_metadata=_custom_metadata(context),
         )
     maps = get(chunk, "maps")
     if maps is not None:
-        return _titled(
+        return titled(
             maps,
             ident,
             "maps",
             text=text_or_none(get(maps, "text")),
+            place_id=text_or_none(get(maps, "place_id")),
         )
     return Source(id=ident, kind="other")
+
+
+def _custom_metadata(obj: object) -> tuple[tuple[str, str], ...]:
+    """File Search ``customMetadata`` entries as ``(key, value)`` strings."""
+    out = []
+    for entry in items(obj, "custom_metadata"):
+        key = text_or_none(get(entry, "key"))
+        if key is None:
+            continue
+        value: object = get(entry, "string_value")
+        if value is None and get(entry, "numeric_value") is not None:
+            value = get(entry, "numeric_value")
+        if value is None:
+            values = items(get(entry, "string_list_value"), "values")
+            value = ", ".join(v for v in values if isinstance(v, str)) if values else None
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        out.append((key, str(value)))
+    return tuple(out)
+
+
+def _strings(obj: object, name: str) -> tuple[str, ...]:
+    return tuple(v for v in items(obj, name) if isinstance(v, str) and v)
 
 
 # --- CitationMetadata (v1beta3, Gemini, Vertex) -------------------------------------
@@ -378,7 +295,7 @@ def _read_citation_metadata(meta: object, prefix: str, raw: RawAnswer) -> None:
     for i, item in enumerate(items(meta, name)):
         path = f"{prefix}{name}[{i}]"
         span = RawSpan(path, path, get(item, "start_index"), get(item, "end_index"), "citation")
-        span.inline_source = _titled(
+        span.inline_source = titled(
             item,
             str(i),
             "citation_source",
@@ -415,6 +332,17 @@ def _read_candidate(candidate: object, prefix: str) -> RawAnswer:
     meta = get(candidate, "grounding_metadata")
     if meta is not None:
         _read_grounding_metadata(unwrap(meta), f"{prefix}grounding_metadata.", raw)
+    raw.finish_reason = _enum_name(candidate, "finish_reason")
+    statuses = []
+    for entry in items(get(candidate, "url_context_metadata"), "url_metadata"):
+        url = text_or_none(get(entry, "retrieved_url"))
+        if url is not None:
+            statuses.append(UrlStatus(url, _enum_name(entry, "url_retrieval_status") or ""))
+    if statuses:
+        raw.search = SearchInfo(
+            raw.search.queries, raw.search.rendered_content, raw.search.retrieval_queries,
+            tuple(statuses),
+        )  # fmt: skip
     citations = get(candidate, "citation_metadata")
     if citations is not None:
         cited = RawAnswer("citation_metadata", "")
@@ -423,16 +351,21 @@ def _read_candidate(candidate: object, prefix: str) -> RawAnswer:
     return raw
 
 
+def _enum_name(obj: object, name: str) -> str | None:
+    """An enum field's name, from a JSON string, a str enum (google-genai) or a message."""
+    value = get(obj, name)
+    if isinstance(value, str):
+        value = getattr(value, "value", value)  # a str Enum member
+        return value if isinstance(value, str) and value else None
+    if isinstance(obj, Message) and isinstance(value, int) and value:
+        field = obj.DESCRIPTOR.fields_by_name.get(name)
+        enum = field.enum_type if field is not None else None
+        number = enum.values_by_number.get(value) if enum is not None else None
+        return number.name if number is not None else str(value)
+    return None
+
+
 def _parts(parts: Sequence[object]) -> Iterator[RawPart]:
     for i, part in enumerate(parts):
         text = get(part, "text")
         yield RawPart(i, text if isinstance(text, str) else None, get(part, "thought") is True)
-
-
-def _float_or_none(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        return float(value)
-    except OverflowError:  # an int too large for a float
-        return math.inf if value > 0 else -math.inf

@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from google.protobuf.message import Message
 
-from grounding_protos import _inputs
+from grounding_protos import _access
 from grounding_protos._exceptions import CitationError, OffsetError, StreamError
 from grounding_protos._extract import read
 from grounding_protos._model import Citation, Grounded, Problem, SpanPolicy
@@ -52,37 +52,37 @@ _RESPONSE_FIELDS = (
 _CITATION_FIELDS = ("uri", "title", "license")
 
 
-# --- Field access: _inputs' generic access, with a fast path for JSON dicts -------------------
+# --- Field access: _access' generic access, with a fast path for JSON dicts -------------------
 
 
 @functools.cache
 def _camel(name: str) -> str:
-    return _inputs.camel(name)
+    return _access.camel(name)
 
 
 def get(obj: object, name: str) -> Any:
-    """``_inputs.get``, a dict lookup for JSON dicts (thousands of chunks)."""
+    """``_access.get``, a dict lookup for JSON dicts (thousands of chunks)."""
     if type(obj) is dict:
         if name in obj:
             return obj[name]
         return obj.get(_camel(name))
-    return _inputs.get(obj, name)
+    return _access.get(obj, name)
 
 
 def items(obj: object, name: str) -> list[Any]:
-    """``_inputs.items`` (a JSON list as it is, not copied: only read here)."""
+    """``_access.items`` (a JSON list as it is, not copied: only read here)."""
     if type(obj) is dict:
         value = get(obj, name)
         if type(value) is list:
             return value
-    return _inputs.items(obj, name)
+    return _access.items(obj, name)
 
 
 def unwrap(obj: object) -> object:
-    """``_inputs.unwrap``, JSON dicts as they are."""
+    """``_access.unwrap``, JSON dicts as they are."""
     if obj is None or type(obj) in (dict, str, list):
         return obj
-    return _inputs.unwrap(obj)
+    return _access.unwrap(obj)
 
 
 _CANDIDATE_FIELDS = (
@@ -101,11 +101,11 @@ _CHUNK_FIELDS = (
     "model_version",
     "response_id",
 )
-_RESPONSE_KEYS = tuple((n, _inputs.camel(n)) for n in _CHUNK_FIELDS[1:])
+_RESPONSE_KEYS = tuple((n, _access.camel(n)) for n in _CHUNK_FIELDS[1:])
 _RESPONSE_TARGETS = {**{n: c for n, c in _RESPONSE_KEYS}, **{c: c for _, c in _RESPONSE_KEYS}}
 # camelCase -> snake_case, for the names that differ
 _SNAKE = {
-    _inputs.camel(n): n for n in (*_CANDIDATE_FIELDS, *_CHUNK_FIELDS) if _inputs.camel(n) != n
+    _access.camel(n): n for n in (*_CANDIDATE_FIELDS, *_CHUNK_FIELDS) if _access.camel(n) != n
 }
 
 
@@ -585,19 +585,16 @@ class _Options:
     text: str | bytes | None
     snap: SpanSnap | None
     clamp: bool
-    errors: SpanPolicy | None
+    errors: SpanPolicy
 
     def read(self, obj: object, *, text: bool = True) -> Grounded:
-        # ``read`` gains ``errors=`` in the span-policy rewrite; until then it is only
-        # forwarded when given (the lead simplifies this after merging).
-        extra: dict[str, Any] = {"errors": self.errors} if self.errors is not None else {}
         return read(
             obj,
             text=self.text if text else None,
             candidate=self.candidate if text else 0,
+            errors=self.errors,
             snap=self.snap,
             clamp=self.clamp,
-            **extra,
         )
 
 
@@ -688,7 +685,7 @@ def read_stream(
     candidate: int = 0,
     snap: SpanSnap | None = None,
     clamp: bool = False,
-    errors: SpanPolicy | None = None,
+    errors: SpanPolicy = "repair",
 ) -> Grounded:
     """The answer text and citations of a streamed Gemini response, as :func:`read`
     gives them for the whole response.
@@ -739,7 +736,7 @@ async def aread_stream(
     candidate: int = 0,
     snap: SpanSnap | None = None,
     clamp: bool = False,
-    errors: SpanPolicy | None = None,
+    errors: SpanPolicy = "repair",
 ) -> Grounded:
     """:func:`read_stream` for an async iterable of chunks (google-genai's
     ``client.aio.models.generate_content_stream``); a sync stream is read as
@@ -818,7 +815,7 @@ class StreamReader:
         text: str | bytes | None = None,
         snap: SpanSnap | None = None,
         clamp: bool = False,
-        errors: SpanPolicy | None = None,
+        errors: SpanPolicy = "repair",
     ) -> None:
         self._options = _Options(candidate, text, snap, clamp, errors)
         self._merger = Merger(track=True)

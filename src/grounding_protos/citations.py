@@ -10,17 +10,22 @@ characters, render them.
 >>> [(c.text, c.char_start, c.sources[0].title) for c in extract(gemini)]
 [('Köln', 10, 'Köln')]
 
-See ``docs/citations.md``; streamed responses: ``read_stream``, ``aread_stream`` and
-``StreamReader`` (``docs/streams.md``).
+See ``docs/citations.md`` (and ``docs/redirects.md`` for ``resolve_urls``); streamed
+responses: ``read_stream``, ``aread_stream`` and ``StreamReader`` (``docs/streams.md``).
 """
 
 from grounding_protos._extract import extract, read
+from grounding_protos._links import aresolve_urls, resolve_urls
 from grounding_protos._model import (
     Citation,
     CitationKind,
     Grounded,
+    Problem,
+    SearchInfo,
     Source,
     SourceKind,
+    SpanPolicy,
+    UrlStatus,
     cited_characters,
 )
 from grounding_protos._render import (
@@ -29,6 +34,7 @@ from grounding_protos._render import (
     RenderStyle,
     number_sources,
     render,
+    search_notes,
     source_list,
 )
 from grounding_protos._stream import StreamReader, Update, aread_stream, read_stream
@@ -39,17 +45,24 @@ __all__ = [
     "Grounded",
     "ListStyle",
     "MarkerStyle",
+    "Problem",
     "RenderStyle",
+    "SearchInfo",
     "Source",
     "SourceKind",
+    "SpanPolicy",
     "StreamReader",
     "Update",
+    "UrlStatus",
     "aread_stream",
+    "aresolve_urls",
     "cited_characters",
     "extract",
     "number_sources",
     "read",
     "read_stream",
     "render",
+    "resolve_urls",
+    "search_notes",
     "source_list",
 ]

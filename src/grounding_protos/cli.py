@@ -29,6 +29,7 @@ from grounding_protos._cli_io import (
     FORMATS,
     Failure,
     Output,
+    at,
     dumps,
     label_of,
     open_input,
@@ -186,6 +187,16 @@ def build_parser() -> argparse.ArgumentParser:
         )
         batch_options(sub)
 
+    def span_policy(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--spans",
+            choices=("strict", "repair", "skip"),
+            default="repair",
+            help="spans whose offsets disagree with their text: re-anchor them on it "
+            "(repair, the default; each repair is a warning), fail (strict), or leave "
+            "out what cannot be placed (skip: exit status 1)",
+        )
+
     def batch_options(sub: argparse.ArgumentParser) -> None:
         sub.add_argument(
             "--workers",
@@ -196,6 +207,20 @@ def build_parser() -> argparse.ArgumentParser:
         )
         sub.add_argument(
             "--errors", metavar="FILE", help="batch: write the error records of failed lines here"
+        )
+
+    def resolve_options(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--resolve-urls",
+            action="store_true",
+            help="ask each grounding redirect URL (vertexaisearch.cloud.google.com) for "
+            "the page it leads to, and show that page (network access; docs/redirects.md)",
+        )
+        sub.add_argument(
+            "--cache",
+            metavar="FILE",
+            help="with --resolve-urls: keep resolved URLs in this SQLite file (created if "
+            "missing, shared by processes, entries kept 7 days)",
         )
 
     sub = command(
@@ -282,6 +307,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument(
         "--clamp", action="store_true", help="pull offsets past the end of the text back into range"
     )
+    span_policy(sub)
+    resolve_options(sub)
     sub.set_defaults(handler=_cmd_document, doc_command="render")
 
     sub = command(
@@ -304,6 +331,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     document_options(sub)
     sub.add_argument("--json", action="store_true", help="the summary as JSON")
+    span_policy(sub)
+    resolve_options(sub)
     sub.set_defaults(handler=_cmd_document, doc_command="inspect")
     return parser
 
@@ -406,6 +435,7 @@ def _cmd_document(args: argparse.Namespace) -> int:
     from grounding_protos._cli_commands import (
         Options,
         format_summary,
+        is_warning,
         problem_line,
         render_document,
         summarize,
@@ -435,13 +465,30 @@ def _cmd_document(args: argparse.Namespace) -> int:
         snap=getattr(args, "snap", None),
         clamp=getattr(args, "clamp", False),
         title=getattr(args, "title", None),
+        spans=getattr(args, "spans", "repair"),
+        resolve_urls=getattr(args, "resolve_urls", False),
+        cache=getattr(args, "cache", None),
     )
+    if options.cache is not None and not options.resolve_urls:
+        raise Failure("--cache is for --resolve-urls")
+    if options.resolve_urls:
+        from grounding_protos._cli_commands import check_resolving
+
+        check_resolving()
     if args.jsonl:
         if args.source not in ("json", "base64"):
             raise Failure(
                 f"--jsonl reads one input per line: --from {args.source} "
                 "cannot be split into lines (use json or base64)"
             )
+        if options.resolve_urls and options.cache is None:
+            # One cache for the run, shared by the workers, removed afterwards.
+            import tempfile
+
+            with tempfile.TemporaryDirectory(prefix="grounding-protos-") as scratch:
+                run_cache = os.path.join(scratch, "redirects.sqlite")
+                options = dataclasses.replace(options, cache=run_cache)
+                return _batch(args, options, keep_errors_in_output=True)
         return _batch(args, options, keep_errors_in_output=True)
     if args.errors is not None:
         raise Failure("--errors is for batches (--jsonl)")
@@ -450,7 +497,12 @@ def _cmd_document(args: argparse.Namespace) -> int:
     document, warnings = load_input(options, args.file, label, live=live)  # a stream: merged
     status = EXIT_OK
     if command == "render":
-        output = render_document(options, document, label)
+        output, found = render_document(options, document, label)
+        for problem in found:
+            kind = "warning" if is_warning(problem) else "problem"
+            stderr_line(f"{PROG}: {kind}: {at(label, problem_line(dataclasses.asdict(problem)))}")
+        if not all(map(is_warning, found)):
+            status = EXIT_PROBLEMS
     elif command == "validate":
         problems = [dataclasses.asdict(p) for p in warnings]
         problems += validate_document(options, document, label)
