@@ -97,7 +97,8 @@ def _merge(
             if isinstance(item, Truncated):
                 merger.truncated(item)
                 break
-            texts, _ = merger.add(item.number, item.value)
+            texts: dict[int, str] = {}
+            merger.add(item.number, item.value, texts)
             text = texts.get(options.candidate, "")
             if echo and text:
                 sys.stdout.write(text)

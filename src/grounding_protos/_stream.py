@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import itertools
 from bisect import bisect_left, bisect_right
 from collections.abc import AsyncIterable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -101,29 +102,12 @@ _CHUNK_FIELDS = (
     "model_version",
     "response_id",
 )
+# Both spellings of the candidate fields merged besides the content -> snake_case.
+_CANDIDATE_KEYS = {
+    spelled: name for name in _CANDIDATE_FIELDS[2:] for spelled in (name, _access.camel(name))
+}
 _RESPONSE_KEYS = tuple((n, _access.camel(n)) for n in _CHUNK_FIELDS[1:])
 _RESPONSE_TARGETS = {**{n: c for n, c in _RESPONSE_KEYS}, **{c: c for _, c in _RESPONSE_KEYS}}
-# camelCase -> snake_case, for the names that differ
-_SNAKE = {
-    _access.camel(n): n for n in (*_CANDIDATE_FIELDS, *_CHUNK_FIELDS) if _access.camel(n) != n
-}
-
-
-def _fields(obj: object, names: tuple[str, ...]) -> dict[str, Any]:
-    """The fields ``names`` of ``obj`` by snake_case name (a JSON dict: only the keys it
-    has, so that a chunk costs what it holds)."""
-    if type(obj) is dict:
-        if obj.keys().isdisjoint(_SNAKE):
-            return obj  # no camelCase key to rename
-        out: dict[str, Any] = {}
-        for key, value in obj.items():
-            name: str = _SNAKE.get(key) or key
-            if name not in out or key == name:  # snake_case wins, as in get()
-                out[name] = value
-        return out
-    return {name: get(obj, name) for name in names}
-
-
 # --- One candidate -----------------------------------------------------------------------
 
 
@@ -158,7 +142,8 @@ class _Candidate:
         self.keys: dict[tuple[str, ...], int] = {}  # citation key -> its position
         self.spans: dict[tuple[str, ...], list[int]] = {}  # span -> citations on it
         self.url_context: object = None
-        self.chunk_first_citation = 0  # where the current chunk's citations start
+        self.chunk_first_citation = 0  # where the citations of event `citation_event` start
+        self.citation_event = 0
         self.finish_reason: str | None = None
         self.finish_message: object = None
         self.problems: list[Problem] = []
@@ -177,15 +162,19 @@ class _Candidate:
 
     def add(self, number: int, candidate: object) -> str:
         """Merge one chunk's candidate; return the answer text it adds."""
-        self.chunk_first_citation = len(self.citations)
-        fields = _fields(candidate, _CANDIDATE_FIELDS)
-        content = fields.get("content")
+        if type(candidate) is dict:  # REST JSON: read only the keys it has
+            get_field = candidate.get
+            content = get_field("content")
+            rest = len(candidate) > (content is not None)
+        else:
+            fields = {name: get(candidate, name) for name in _CANDIDATE_FIELDS}
+            get_field, content, rest = fields.get, fields["content"], True
         new_text: list[str] = []
         if content is not None:
-            content = unwrap(content)
             if type(content) is dict:
                 role, parts = content.get("role"), content.get("parts")
             else:
+                content = unwrap(content)
                 role, parts = get(content, "role"), None
             if role:
                 self.role = role
@@ -197,14 +186,35 @@ class _Candidate:
                 else:
                     part = unwrap(part)
                     text, thought = get(part, "text"), get(part, "thought") is True
-                if isinstance(text, str):
-                    self._add_text(position, text, thought, new_text)
-                else:
+                if not isinstance(text, str):
                     self.parts.append(part)
                     self.open_part = None
-        if len(fields) == 1 and content is not None:
-            return new_text[0] if len(new_text) == 1 else "".join(new_text)
-        get_field = fields.get
+                    continue
+                last = self.open_part
+                if position == 0 and last is not None and last.thought is thought:
+                    last.fragments.append(text)
+                else:
+                    self.open_part = last = _TextPart(text, thought)
+                    self.parts.append(last)
+                if not thought:
+                    new_text.append(text)
+                    if self.track and text:
+                        self._track(text)
+        if rest:
+            self._add_fields(number, candidate, get_field)
+        return new_text[0] if len(new_text) == 1 else "".join(new_text)
+
+    def _add_fields(self, number: int, candidate: object, get_field: Any) -> None:
+        """Everything but the content: of a JSON dict, the keys it has (either spelling)."""
+        if type(candidate) is dict:
+            found: dict[str, Any] = {}
+            for key, value in candidate.items():
+                name = _CANDIDATE_KEYS.get(key)
+                if name is not None and value:  # not None, {}, "" (JSON values)
+                    found[name] = value
+            if not found:  # "groundingMetadata": {} beside the text, as streams send
+                return
+            get_field = found.get
         meta = get_field("grounding_metadata")
         if meta is not None and not _empty(meta := unwrap(meta)):
             self._replace_grounding(number, meta)
@@ -220,25 +230,15 @@ class _Candidate:
             message = get_field("finish_message")
             if message:
                 self.finish_message = message
-        return new_text[0] if len(new_text) == 1 else "".join(new_text)
 
-    def _add_text(self, position: int, text: str, thought: bool, new_text: list[str]) -> None:
-        last = self.open_part
-        if position == 0 and last is not None and last.thought is thought:
-            last.fragments.append(text)
-        else:
-            self.open_part = last = _TextPart(text, thought)
-            self.parts.append(last)
-        if thought:
-            return
-        new_text.append(text)
-        if self.track and text:
-            size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
-            self.fragments.append(text)
-            self.byte_starts.append(self.bytes)
-            self.char_starts.append(self.chars)
-            self.bytes += size
-            self.chars += len(text)
+    def _track(self, text: str) -> None:
+        """Record where a fragment of the answer text starts (for the incremental reader)."""
+        size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+        self.fragments.append(text)
+        self.byte_starts.append(self.bytes)
+        self.char_starts.append(self.chars)
+        self.bytes += size
+        self.chars += len(text)
 
     def _replace_grounding(self, number: int, meta: object) -> None:
         old = self.grounding
@@ -260,6 +260,8 @@ class _Candidate:
         gemini = get(meta, "citation_sources") is not None  # Vertex AI: `citations`
         if not self.citation_name:
             self.citation_name = "citationSources" if gemini else "citations"
+        if self.citation_event != number:
+            self.citation_event, self.chunk_first_citation = number, len(self.citations)
         first_of_chunk = self.chunk_first_citation
         for item in items(meta, "citation_sources" if gemini else "citations"):
             item = unwrap(item)
@@ -468,19 +470,24 @@ class Merger:
     problems: list[Problem] = field(default_factory=list)
     response: dict[str, Any] = field(default_factory=dict)
 
-    def add(self, number: int, chunk: object) -> tuple[dict[int, str], set[int]]:
-        """Merge event ``number``; return the new answer text per candidate and the
-        candidates that finished in it."""
-        chunk = response_chunk(number, chunk)
+    def add(self, number: int, chunk: object, texts: dict[int, str] | None = None) -> None:
+        """Merge event ``number``; put the answer text it adds to each candidate in
+        ``texts`` when given."""
+        if type(chunk) is not dict or "candidates" not in chunk or "error" in chunk:
+            chunk = response_chunk(number, chunk)
         self.events = number
-        texts: dict[int, str] = {}
-        finished: set[int] = set()
         if type(chunk) is dict:
             candidates = chunk.get("candidates")
-            for key, value in chunk.items():  # the chunk's own keys, usually two
-                target = _RESPONSE_TARGETS.get(key)
-                if target is not None and value is not None and not _empty(value := unwrap(value)):
-                    self.response[target] = value
+            if len(chunk) > 1:  # usageMetadata, modelVersion, ...
+                for key, value in chunk.items():
+                    target = _RESPONSE_TARGETS.get(key)
+                    if target is None or value is None:
+                        continue
+                    if type(value) is str:  # modelVersion, responseId: in every chunk
+                        if value:
+                            self.response[target] = value
+                    elif not _empty(value := unwrap(value)):
+                        self.response[target] = value
         else:
             candidates = None
             for name, target in _RESPONSE_KEYS:
@@ -489,22 +496,22 @@ class Merger:
                     self.response[target] = value
         if type(candidates) is not list:
             candidates = items(chunk, "candidates")
+        states = self.candidates
         for position, candidate in enumerate(candidates):
-            candidate = unwrap(candidate)
-            raw_index = (
-                candidate.get("index") if type(candidate) is dict else get(candidate, "index")
-            )
+            if type(candidate) is dict:
+                raw_index = candidate.get("index")
+            else:
+                candidate = unwrap(candidate)
+                raw_index = get(candidate, "index")
             index = position if raw_index is None else _integer(raw_index)
             if index is None or index < 0:
                 raise StreamError(f"candidate index {raw_index!r} is not a number", event=number)
-            state = self.candidates.get(index)
+            state = states.get(index)
             if state is None:
-                state = self.candidates[index] = _Candidate(index, self.track)
-            was_finished = state.finish_reason is not None
-            texts[index] = state.add(number, candidate)
-            if not was_finished and state.finish_reason is not None:
-                finished.add(index)
-        return texts, finished
+                state = states[index] = _Candidate(index, self.track)
+            text = state.add(number, candidate)
+            if texts is not None:
+                texts[index] = text
 
     def truncated(self, item: Truncated) -> None:
         self.problems.append(Problem("stream-truncated", item.message, ""))
@@ -628,21 +635,27 @@ def stream_items(stream: object) -> Iterator[Item]:
 
 
 def _iterable_items(elements: Iterator[object]) -> Iterator[Item]:
-    number = 0
-    sse: SSEParser | None = None
-    for element in elements:
-        if number == 0 and sse is None and isinstance(element, (str, bytes)):
-            text = element.decode("utf-8", "replace") if isinstance(element, bytes) else element
-            if text.strip() and detect(text) == "sse":  # SSE lines (``iter_lines()``)
-                sse = SSEParser()
-        if sse is not None:
-            text = _text_line(element)
-            yield from sse.feed(text)
-            continue
-        number += 1
-        yield Chunk(number, element)
-    if sse is not None:
-        yield from sse.close()
+    """Numbered chunks of an iterable: the elements themselves (numbered by
+    ``enumerate``, no object per chunk), or the events of SSE lines."""
+    first = next(elements, _END)
+    if first is _END:
+        return iter(())
+    if isinstance(first, (str, bytes)):
+        text = first.decode("utf-8", "replace") if isinstance(first, bytes) else first
+        if detect(text) == "sse" or not text.strip():  # SSE lines (``iter_lines()``)
+            return _sse_lines(first, elements)
+    return itertools.chain(((1, first),), enumerate(elements, 2))  # type: ignore[arg-type]
+
+
+_END = object()
+
+
+def _sse_lines(first: object, rest: Iterator[object]) -> Iterator[Item]:
+    parser = SSEParser()
+    yield from parser.feed(_text_line(first))
+    for element in rest:
+        yield from parser.feed(_text_line(element))
+    yield from parser.close()
 
 
 def _text_line(element: object) -> str:
@@ -721,11 +734,12 @@ def read_stream(
     """
     options = _Options(candidate, text, snap, clamp, errors)
     merger = Merger()
+    add = merger.add
     for item in stream_items(stream):
-        if isinstance(item, Truncated):
+        if type(item) is Truncated:
             merger.truncated(item)
             break
-        merger.add(item.number, item.value)
+        add(*item)
     return merger.grounded(options, final=True)
 
 
@@ -840,21 +854,25 @@ class StreamReader:
         if self._done:
             raise StreamError("feed() after finish(): the stream is over")
         number = self._merger.events + 1
-        texts, finished = self._merger.add(number, chunk)
         index = self._options.candidate
+        before = self._merger.candidates.get(index)
+        was_finished = before is not None and before.finish_reason is not None
+        texts: dict[int, str] = {}
+        self._merger.add(number, chunk, texts)
         state = self._merger.candidates.get(index)
+        finished = not was_finished and state is not None and state.finish_reason is not None
         citations: list[Citation] = []
-        if state is not None and index in finished:
+        if state is not None and finished:
             grounded = self._merger.grounded(self._options, final=False)
             citations = [c for c in grounded.citations if c.path not in self._reported]
             self._reported.update(c.path for c in citations)
-        elif state is not None:
+        elif state is not None and state.citation_event == number:  # citations came
             for j in range(state.chunk_first_citation, len(state.citations)):
                 placed = self._place(state, j)
                 if placed is not None and placed.path not in self._reported:
                     citations.append(placed)
                     self._reported.add(placed.path)
-        return Update(number, texts.get(index, ""), citations, texts, index in finished)
+        return Update(number, texts.get(index, ""), citations, texts, finished)
 
     def grounded(self) -> Grounded:
         """The answer and citations so far (grounding metadata that points past the
