@@ -311,13 +311,16 @@ def test_citations_spread_over_chunks_with_whole_answer_offsets(form: str) -> No
     check_oracle(streamed)
 
 
-def test_the_incremental_reader_places_each_citation_in_its_chunk() -> None:
+@pytest.mark.parametrize("form", ["dicts", "json-text-items", "genai", "official", "official-raw"])
+def test_the_incremental_reader_places_each_citation_in_its_chunk(form: str) -> None:
     chunks, _ = spread_citations(TEXT, 3)
+    objects = FORMS[form](chunks)
+    assert isinstance(objects, list)
     reader = StreamReader()
     shown = ""
     arrived = []
-    for c in chunks:
-        update = reader.feed(c)
+    for c, obj in zip(chunks, objects, strict=True):
+        update = reader.feed(obj)
         shown += update.text
         for placed in update.citations:
             assert placed.char_end is not None and placed.char_end <= len(shown)
@@ -326,7 +329,7 @@ def test_the_incremental_reader_places_each_citation_in_its_chunk() -> None:
     final = reader.finish()
     assert shown == TEXT == final.text
     assert arrived == final.citations  # placed on the fragments, equal to the final read
-    assert final == read_stream(chunks)
+    assert final == read_stream(FORMS[form](chunks))
 
 
 def test_duplicated_citations_are_merged_with_a_problem() -> None:
