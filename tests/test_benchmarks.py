@@ -105,3 +105,17 @@ def test_readers_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> Non
     readers.main(count=20, repeat=1)  # checks every shape reads the same spans
     out = capsys.readouterr().out
     assert out.count("x   (goal <= 1.5x)") == 6 and "dispatch share" in out
+
+
+def test_stream_benchmark_runs_and_prints_its_ratios(capsys: pytest.CaptureFixture[str]) -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        stream_benchmark = importlib.import_module("stream")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    chunks, merged = stream_benchmark.make_case(20_000, 200, 50)
+    assert len(chunks) == 200
+    assert len(merged["candidates"][0]["groundingMetadata"]["groundingSupports"]) == 50
+    stream_benchmark.main(20_000, 200, 50, repeat=1)  # asserts both reads agree
+    out = capsys.readouterr().out
+    assert "ratio read_stream / read" in out and "ratio end / start" in out

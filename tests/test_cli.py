@@ -479,8 +479,10 @@ def test_broken_json_and_bad_files(cli: Any, command: str, tmp_path: Path) -> No
     assert one_error_line(run) == (
         "grounding-protos: error: <stdin>: invalid JSON: Expecting value at line 2 column 17"
     )
-    run = cli(command, stdin=b"[1, 2]")
-    assert "expected a JSON object, got an array" in one_error_line(run)
+    run = cli(command, stdin=b"[1, 2]")  # a JSON array is a recorded stream of responses
+    assert "event 1: expected a JSON object (a generateContent response), got a number" in (
+        one_error_line(run)
+    )
     run = cli(command, stdin=b'{"answerText": "\xff"}')
     assert run.code == 2
     assert "not UTF-8 text: invalid start byte at byte 16 (0xFF)" in one_error_line(run)

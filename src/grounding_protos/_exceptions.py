@@ -18,6 +18,7 @@ __all__ = [
     "MissingDependencyError",
     "NotBuiltError",
     "OffsetError",
+    "StreamError",
     "TextEncodingError",
     "TypeLookupError",
     "UnknownTypeError",
@@ -110,3 +111,20 @@ class CitationError(GroundingProtosError, ValueError):
 class MissingDependencyError(GroundingProtosError, ImportError):
     """Raised when an optional package (an official client library, httpx for
     ``resolve_urls``) is not installed; the message names the extra to install."""
+
+
+# --- Streams ------------------------------------------------------------------------
+
+
+class StreamError(GroundingProtosError, ValueError):
+    """Raised by ``read_stream`` when a chunk is not part of a response stream: an SSE
+    ``error`` event, an ``{"error": {...}}`` body, malformed JSON, a chunk of another API.
+
+    ``event`` is the number of the event (from 1, in arrival order), ``None`` when the
+    problem is the recording as a whole; ``reason`` is the message without it.
+    """
+
+    def __init__(self, reason: str, *, event: int | None = None) -> None:
+        super().__init__(f"event {event}: {reason}" if event is not None else reason)
+        self.reason = reason
+        self.event = event

@@ -105,6 +105,9 @@ def reader_for(obj: object) -> Reader:
         shape = _message_shape(obj.DESCRIPTOR.full_name)
         if shape is not None:
             return _BY_SHAPE[shape]
+        for reader in READERS:  # another API's message (Gemini, Vertex AI): by structure
+            if reader.matches(obj):
+                return reader
     elif isinstance(obj, Mapping):
         for reader in READERS:
             if not reader.keys.isdisjoint(obj.keys()) and reader.matches(obj):
@@ -129,11 +132,11 @@ def classify(obj: object) -> InputShape | None:
 
 
 def _message_shape(full_name: str) -> InputShape | None:
-    prefix = "google.cloud.discoveryengine."
-    if full_name.startswith(prefix):
-        version, _, name = full_name[len(prefix) :].partition(".")
-        if version.startswith("v1"):  # v1, v1beta, v1alpha
-            return _DISCOVERY_ENGINE_MESSAGES.get(name)
+    for prefix, names in _MESSAGE_FAMILIES:
+        if full_name.startswith(prefix):
+            version, _, name = full_name[len(prefix) :].partition(".")
+            if version.startswith("v1"):  # v1, v1beta, v1beta1, v1alpha
+                return names.get(name)
     return _MESSAGES.get(full_name)
 
 
@@ -144,6 +147,18 @@ _DISCOVERY_ENGINE_MESSAGES: dict[str, InputShape] = {
     "SearchResponse.Summary": "search_summary",
     "SearchResponse.Summary.SummaryWithMetadata": "summary_with_metadata",
 }
+# Gemini's messages, in the Gemini API's and Vertex AI's official clients
+_GEMINI_MESSAGES: dict[str, InputShape] = {
+    "GenerateContentResponse": "gemini_response",
+    "Candidate": "gemini_candidate",
+    "GroundingMetadata": "grounding_metadata",
+    "CitationMetadata": "citation_metadata",
+}
+_MESSAGE_FAMILIES: tuple[tuple[str, dict[str, InputShape]], ...] = (
+    ("google.cloud.discoveryengine.", _DISCOVERY_ENGINE_MESSAGES),
+    ("google.ai.generativelanguage.", _GEMINI_MESSAGES),
+    ("google.cloud.aiplatform.", _GEMINI_MESSAGES),
+)
 _MESSAGES: dict[str, InputShape] = {
     "google.cloud.dialogflow.v2beta1.GroundingMetadata": "grounding_metadata",
     "google.ai.generativelanguage.v1beta3.CitationMetadata": "citation_metadata",

@@ -10,7 +10,8 @@ characters, render them.
 >>> [(c.text, c.char_start, c.sources[0].title) for c in extract(gemini)]
 [('Köln', 10, 'Köln')]
 
-See ``docs/citations.md`` (and ``docs/redirects.md`` for ``resolve_urls``).
+See ``docs/citations.md`` (and ``docs/redirects.md`` for ``resolve_urls``); streamed
+responses: ``read_stream``, ``aread_stream`` and ``StreamReader`` (``docs/streams.md``).
 """
 
 from grounding_protos._extract import extract, read
@@ -37,6 +38,7 @@ from grounding_protos._render import (
     search_notes,
     source_list,
 )
+from grounding_protos._stream import StreamReader, Update, aread_stream, read_stream
 
 __all__ = [
     "SHAPES",
@@ -52,12 +54,16 @@ __all__ = [
     "Source",
     "SourceKind",
     "SpanPolicy",
+    "StreamReader",
+    "Update",
     "UrlStatus",
+    "aread_stream",
     "aresolve_urls",
     "cited_characters",
     "extract",
     "number_sources",
     "read",
+    "read_stream",
     "render",
     "resolve_urls",
     "search_notes",

@@ -442,13 +442,13 @@ def _cmd_document(args: argparse.Namespace) -> int:
         Options,
         format_summary,
         is_warning,
-        load_document,
         problem_line,
         render_document,
         summarize,
         validate_document,
     )
     from grounding_protos._cli_io import resolve_type
+    from grounding_protos._cli_stream import SERIOUS, load_input
 
     command = args.doc_command
     if args.type is not None:
@@ -500,7 +500,8 @@ def _cmd_document(args: argparse.Namespace) -> int:
     if args.errors is not None:
         raise Failure("--errors is for batches (--jsonl)")
     label = label_of(args.file)
-    document = load_document(options, read_input(args.file), label)
+    live = command == "render" and args.output in (None, "-")
+    document, warnings = load_input(options, args.file, label, live=live)  # a stream: merged
     status = EXIT_OK
     if command == "render":
         output, found = render_document(options, document, label)
@@ -510,7 +511,8 @@ def _cmd_document(args: argparse.Namespace) -> int:
         if not all(map(is_warning, found)):
             status = EXIT_PROBLEMS
     elif command == "validate":
-        problems = validate_document(options, document, label)
+        problems = [dataclasses.asdict(p) for p in warnings]
+        problems += validate_document(options, document, label)
         if getattr(args, "json", False):
             output = dumps(problems) + "\n"
         else:
@@ -518,9 +520,14 @@ def _cmd_document(args: argparse.Namespace) -> int:
         status = EXIT_PROBLEMS if problems else EXIT_OK
     else:
         summary = summarize(options, document, label)
+        summary["problems"][:0] = [dataclasses.asdict(p) for p in warnings]
         output = dumps(summary) + "\n" if args.json else format_summary(summary)
         status = EXIT_PROBLEMS if summary["problems"] or "error" in summary else EXIT_OK
     write_once(args.output, output.encode("utf-8"), inputs=(args.file, args.text_file))
+    for problem in warnings:  # what merging a stream found
+        stderr_line(f"{PROG}: warning: {label}: {problem}")
+    if any(p.code in SERIOUS for p in warnings):
+        status = max(status, EXIT_PROBLEMS)
     return status
 
 
