@@ -402,6 +402,8 @@ def _read_grounding_metadata(meta: object, prefix: str, raw: RawAnswer) -> None:
             support, "segment", "grounding_chunk_indices", "confidence_scores"
         )
         start, end, part, text = fields(segment, "start_index", "end_index", "part_index", "text")
+        if part == 0 and isinstance(segment, Message):
+            part = None  # proto3 cannot tell 0 from absent: the whole answer
         span = RawSpan(
             path, f"{path}.segment", start, end, "support", part=part, part_relative=True,
             segment_text=text,

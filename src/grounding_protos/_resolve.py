@@ -225,7 +225,7 @@ class _Resolver:
         o = span.offsets_path
         unit = self.raw.unit
         first, last, where = 0, index.char_length, ""
-        if span.part_relative and (part not in (None, 0) or parts is not None):
+        if span.part_relative and part is not None:  # absent: offsets into the whole answer
             bounds = self.part_bounds(part or 0, parts, index, f"{o}.{span.names[2]}")
             if bounds is None:
                 return None
