@@ -185,10 +185,20 @@ def _lead(m: _Map, off: int, lead: int, x: int, floor: int) -> None:
         m.add(off + j, max(floor, x - (lead - j)), 1)
 
 
+def _blank(src: str, lines: _Lines, line: int) -> bool:
+    return src[lines.starts[line] : lines.ends[line]].strip() == ""
+
+
 def _paragraph_map(src: str, lines: _Lines, content: str, first: int, count: int) -> _Map:
     """Map the content of a paragraph (or setext heading) of ``count`` lines."""
     m = _Map()
     parts = content.split("\n")
+    # lines of only (Unicode) whitespace at either end vanish in the content's strip()
+    while count > len(parts) and _blank(src, lines, first):
+        first += 1
+        count -= 1
+    while count > len(parts) and _blank(src, lines, first + count - 1):
+        count -= 1
     if len(parts) != count:
         raise Misaligned(f"{len(parts)} content lines for {count} source lines")
     off = 0
@@ -258,9 +268,10 @@ def _code_runs(src: str, lines: _Lines, content: str, first: int) -> list[tuple[
     leading spaces may come from a tab, and are mapped one by one)."""
     runs: list[tuple[str, int]] = []
     parts = content.split("\n")
-    if parts[-1]:
-        raise Misaligned("code block content does not end with a newline")
-    for i, part in enumerate(parts[:-1]):
+    for i, part in enumerate(parts):
+        newline = "\n" if i + 1 < len(parts) else ""
+        if not part and not newline:
+            break
         line = first + i
         if line >= len(lines.starts):
             raise Misaligned("code block content past the end of the text")
@@ -273,7 +284,7 @@ def _code_runs(src: str, lines: _Lines, content: str, first: int) -> list[tuple[
                 raise Misaligned(f"line {line}: code line not at the end of its line")
         x = le - (len(part) - j)
         runs.extend((" ", max(ls, x - (j - k))) for k in range(j))
-        runs.append((part[j:] + "\n", x))
+        runs.append((part[j:] + newline, x))
     return runs
 
 
@@ -641,8 +652,8 @@ def render_markdown(
                 m = _paragraph_map(src, lines, tok.content, first, last - first)
             elif opener.type == "heading_open" and opener.markup.startswith("#"):
                 m = _heading_map(src, lines, tok.content, first)
-            elif opener.type == "heading_open":
-                m = _paragraph_map(src, lines, tok.content, first, last - first - 1)
+            elif opener.type == "heading_open":  # setext: the underline is not in the map
+                m = _paragraph_map(src, lines, tok.content, first, last - first)
             elif opener.type in ("th_open", "td_open"):
                 if i not in cells:
                     row = _row_inlines(tokens, i)

@@ -1,0 +1,328 @@
+"""The HTML view of an answer's Markdown: markers and highlights on the right characters.
+
+Oracles: ``plain_html`` (markdown-it-py on the text, no citations) for the text
+invariant; Python's ``html.parser`` for the page structure; and, for fixtures in the
+style of real Gemini answers, the character each marker must follow, written here by
+hand. Browser checks of the same fixtures are in ``test_html_view.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from html.parser import HTMLParser
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("markdown_it")
+
+from grounding_protos._markdown_html import plain_html, render_markdown  # noqa: E402
+from grounding_protos.citations import Citation, Source, number_sources, render  # noqa: E402
+
+# Markers and marks as render(style="html") writes them; text content never holds '<'.
+MARKER = re.compile(r'<sup class="gp-cite">(?:<a [^>]*>\[\d+\]</a>)+</sup>')
+MARK = re.compile(r'<mark class="gp-span"[^>]*>|</mark>')
+VOID = {"br", "hr", "img", "input", "meta", "link"}
+
+JOE = Source(uri="https://maps.example/joes", title="Joe's Pizza")
+PRINCE = Source(uri="https://maps.example/prince", title="Prince Street Pizza")
+WIKI = Source(uri="https://en.wikipedia.example/Pizza", title="wikipedia.org")
+CODE = Source(uri="https://docs.example/api", title="API docs")
+
+ANSWER = """## Where to get pizza near Fulton St 🍕
+
+Here are a few places with great reviews:
+
+*   **Joe's Pizza** at 124 Fulton St is a classic New York slice shop.
+*   **Prince Street Pizza** is known for its *spicy* pepperoni squares.
+*   **Café Grumpy** — not pizza, but 東京風の抹茶ラテ is ~~cheap~~ affordable.
+
+| Place | Price | Rating |
+|:--|--:|:-:|
+| Joe's Pizza | $3.50 | 4.5 ⭐ |
+| Prince St \\| Nolita | $4.25 | 4.7 |
+
+To check opening hours, call the API with `get_place(place_id)`:
+
+```python
+hours = get_place("ChIJ-joes")["opening_hours"]
+```
+
+> Tip: see [the Maps listing](https://maps.example/joes "Joe's") & the reviews.
+"""
+
+
+def cite(text: str, piece: str, *sources: Source, start: int = 0, drop: int = 0) -> Citation:
+    """A citation of ``piece`` (its first occurrence from ``start``), ``drop`` characters
+    short of its end, with UTF-8 byte offsets as the APIs send them."""
+    first = text.index(piece, start)
+    last = first + len(piece) - drop
+    return Citation(
+        len(text[:first].encode()), len(text[:last].encode()), None, None, None, sources
+    )
+
+
+def answer_citations() -> list[Citation]:
+    t = ANSWER
+    return [
+        # a whole list item, bullet and bold delimiters included
+        cite(t, "*   **Joe's Pizza** at 124 Fulton St is a classic New York slice shop.", JOE),
+        # starts inside the bold name, ends after it: crosses the bold boundary
+        cite(t, "Street Pizza** is known for its *spicy* pepperoni squares.", PRINCE, WIKI),
+        # ends inside inline code
+        cite(t, "`get_place(place_id)`", CODE, drop=8),
+        # ends inside a link's URL: the marker goes after the link
+        cite(t, "see [the Maps listing](https://maps", JOE),
+        # a table cell with an escaped pipe
+        cite(t, "Prince St \\| Nolita", PRINCE),
+        # multi-script text with emoji, ending on the emoji
+        cite(t, "東京風の抹茶ラテ", WIKI),
+        cite(t, "4.5 ⭐", WIKI),
+        # inside a fenced code block: the marker goes after the block
+        cite(t, 'get_place("ChIJ-joes")', CODE),
+        # the heading, ending on the emoji
+        cite(t, "Where to get pizza near Fulton St 🍕", WIKI),
+    ]
+
+
+class Structure(HTMLParser):
+    """Balanced tags, marks never nesting or holding a marker, and the text."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.errors: list[str] = []
+        self.text: list[str] = []
+        self.in_marker = 0
+        self.markers = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in VOID:
+            return
+        if tag == "mark" and "mark" in self.stack:
+            self.errors.append("a mark inside a mark")
+        if tag == "sup" and "mark" in self.stack:
+            self.errors.append("a marker inside a mark")
+        if tag == "a" and "a" in self.stack:
+            self.errors.append("a link inside a link")
+        if tag == "sup" and dict(attrs).get("class") == "gp-cite":
+            self.markers += 1
+        self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in VOID:
+            return
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes {self.stack[-1:]}")
+            return
+        self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def structure(html: str) -> Structure:
+    parser = Structure()
+    parser.feed(html)
+    parser.close()
+    assert not parser.errors, parser.errors
+    assert not parser.stack, f"unclosed: {parser.stack}"
+    return parser
+
+
+def strip_citations(html: str) -> str:
+    return MARK.sub("", MARKER.sub("", html))
+
+
+def marker_groups(text: str, citations: list[Citation]) -> int:
+    return len({c.end for c in citations if c.sources})
+
+
+# --- Fixtures --------------------------------------------------------------------------------
+
+
+def test_markdown_renders_with_no_syntax_left() -> None:
+    html = render(ANSWER, answer_citations(), "html", highlight=True)
+    shown = "".join(structure(html).text)
+    for syntax in ("**", "*   ", "## ", "|:--", "```", "](https", "> Tip", "~~"):
+        assert syntax not in shown
+    assert "<strong>" in html and "<table>" in html and "<h2>" in html
+    assert '<pre><code class="language-python">' in html and "<blockquote>" in html
+    assert "<s>cheap</s>" in html and '<a href="https://maps.example/joes"' in html
+
+
+def test_text_invariant() -> None:
+    citations = answer_citations()
+    for highlight in (False, True):
+        html = render(ANSWER, citations, "html", highlight=highlight)
+        assert strip_citations(html) == plain_html(ANSWER)
+        assert structure(html).markers == marker_groups(ANSWER, citations)
+
+
+def before_markers(html: str) -> list[str]:
+    """The rendered text before each marker (markers and marks taken out)."""
+    texts = []
+    for m in MARKER.finditer(html):
+        parser = Structure()
+        parser.feed(strip_citations(html[: m.start()]))
+        texts.append("".join(parser.text))
+    return texts
+
+
+def test_each_marker_follows_its_spans_last_character() -> None:
+    html = render(ANSWER, answer_citations(), "html", highlight=True)
+    # in text order: after the span's last character, or after the construct it ends in
+    expected = [
+        "Fulton St 🍕",  # the heading, ending on the emoji
+        "New York slice shop.",  # the whole list item
+        "its spicy pepperoni squares.",  # starts inside the bold name
+        "but 東京風の抹茶ラテ",
+        "4.5 ⭐",  # a table cell
+        "Prince St | Nolita",  # a cell with an escaped pipe
+        "the API with get_place(pl",  # inside inline code, after the cited character
+        '("ChIJ-joes")["opening_hours"]\n',  # ends in a code block: after the block
+        "Tip: see the Maps listing",  # ends in the link's URL: after the link
+    ]
+    found = before_markers(html)
+    assert len(found) == len(expected)
+    for text, tail in zip(found, expected, strict=True):
+        assert text.rstrip("\n").endswith(tail.rstrip("\n")), (text[-40:], tail)
+
+
+@pytest.mark.parametrize(
+    ("text", "piece", "drop", "expected"),
+    [
+        ("**Joe's Pizza** is good.", "**Joe's Pizza**", 0, "<strong>Joe's Pizza</strong>[1]"),
+        ("**Joe's Pizza** is good.", "**Joe's Pizza", 0, "<strong>Joe's Pizza[1]</strong>"),
+        ("Call `get(x)` now.", "`get(x)`", 3, "<code>get([1]x)</code>"),
+        ("See [docs](https://d.example/a) now.", "[docs](https", 0, "</a>[1] now"),
+        ("A &amp; B", "A &am", 0, "A &amp;[1] B"),
+        ("A \\* B", "A \\", 0, "A *[1] B"),
+        ("one\ntwo", "one\n", 0, "one[1]\ntwo"),
+        ("para one.\n\n- item", "para one.\n\n- ", 0, "para one.[1]</p>"),
+        ("```\ncode\n```\nafter", "cod", 0, "</code></pre>\n[1]<p>after"),
+        ("x <b>bold</b> y", "x <b", 0, "x &lt;b&gt;[1]bold"),
+        ("# ", "# ", 0, "<h1></h1>\n[1]"),
+        ("![alt](https://i.example/a.png) z", "![al", 0, 'alt="alt" />[1] z'),
+        ("<https://a.example/x>", "<https://a.example/", 0, "</a>[1]"),
+        ("a\r\nb", "a\r\nb", 0, "a\nb[1]"),
+    ],
+)
+def test_marker_places(text: str, piece: str, drop: int, expected: str) -> None:
+    char_end = len(text[: text.index(piece) + len(piece) - drop])
+    output = render_markdown(text, [char_end], ["[1]"])
+    assert expected in output, output
+    assert output.replace("[1]", "") == plain_html(text)
+
+
+def test_highlights_split_at_elements() -> None:
+    text = "Try **Joe's Pizza** or *Prince* St."
+    html = render(text, [cite(text, "Pizza** or *Pri", JOE)], "html", highlight=True)
+    marks = re.findall(r"<mark[^>]*>(.*?)</mark>", html)
+    assert marks == ["Pizza", " or ", "Pri"]
+    assert "<strong>Joe's <mark" in html and "<em><mark" in html
+    structure(html)
+
+
+def test_hostile_markdown_stays_inert() -> None:
+    text = (
+        '<script>alert(1)</script> [x](javascript:alert(2)) [y](data:text/html,z) '
+        "![i](javascript:alert(3)) <javascript:alert(4)> [ok](https://ok.example)"
+    )
+    trap = Source(uri="javascript:alert(5)", title='"><script>alert(6)</script>')
+    html = render(text, [Citation(0, len(text), None, None, None, (trap,))], "html")
+    assert "<script" not in html and "javascript:" not in re.sub(r">[^<]*<", "><", html)
+    assert re.findall(r'href="([^"#][^"]*)"', html) == ["https://ok.example"]
+    structure(html)
+
+
+def test_raw_text_option() -> None:
+    text = "**Joe's** <b>"
+    citations = [Citation(0, 9, None, None, None, (JOE,))]
+    raw = render(text, citations, "html", raw_text=True)
+    assert raw.startswith("**Joe&#x27;s**") or raw.startswith("**Joe's**")
+    assert "<p>" not in raw
+
+
+def test_missing_markdown_it_falls_back_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import grounding_protos._markdown_html as view
+
+    monkeypatch.setattr(view, "available", lambda: False)
+    monkeypatch.setattr(view, "_warned_missing", False)
+    citations = [Citation(0, 3, None, None, None, (JOE,))]
+    with pytest.warns(RuntimeWarning, match="markdown-it-py is not installed"):
+        first = render("**a**", citations, "html")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        second = render("**a**", citations, "html")
+    assert first == second == render("**a**", citations, "html", raw_text=True)
+
+
+def test_footnotes() -> None:
+    from grounding_protos.citations import source_list
+
+    text = "Köln [Dom] ist alt. Bonn auch."
+    dom = Source(uri="https://dom.example", title="Der Dom [Köln]")
+    book = Source(title="Ein Buch")
+    citations = [cite(text, "Köln [Dom] ist alt.", dom), cite(text, "Bonn auch.", dom, book)]
+    assert render(text, citations, footnotes=True) == (
+        "Köln [Dom] ist alt.[^1] Bonn auch.[^1][^2]"
+    )
+    assert source_list(text, citations, footnotes=True) == (
+        "[^1]: [Der Dom \\[Köln\\]](<https://dom.example>)\n[^2]: Ein Buch"
+    )
+    assert [n for n, _ in number_sources(text, citations)] == [1, 2]
+    with pytest.raises(ValueError, match="footnotes=True needs style='markdown'"):
+        render(text, citations, "plain", footnotes=True)
+    with pytest.raises(ValueError, match="raw_text=True needs style='html'"):
+        render(text, citations, raw_text=True)
+
+
+# --- Hypothesis ------------------------------------------------------------------------------
+
+PIECES = [
+    "Joe's", "Pizza", "Köln", "東京", "タワー", "🍕", "👩‍🍳", "a", "b", " ", " ", "  ", "\t",
+    "\n", "\n", "\n\n", "  \n", "\\\n", "*", "**", "_", "__", "~~", "~", "`", "``", "[", "]",
+    "(", ")", "](https://a.example/x)", "](https://b.example \"T\")", "](javascript:x)",
+    "![", "\\", "\\*", "\\|", "&amp;", "&#x41;", "&nope;", "<b>", "</b>", "<!-- c -->",
+    "<https://a.example>", "<a@b.example>", "# ", "## ", "> ", "- ", "* ", "1. ", "+ ",
+    "    ", "```\n", "```py\n", "~~~\n", "|", " | ", "|---|---|\n", "| a | b |\n", "---\n",
+    "===\n", "[r]: https://r.example\n", "[r]", "[r][]", "\r\n", "\0", "\u00a0", "\u3000",
+    ".", ",", "!", ":",
+]  # fmt: skip
+
+
+@st.composite
+def markdownish(draw: Any) -> tuple[str, list[Citation]]:
+    text = "".join(draw(st.lists(st.sampled_from(PIECES), max_size=40)))
+    n = len(text)
+    spans = draw(
+        st.lists(st.tuples(st.integers(0, n), st.integers(0, n)), max_size=8)
+    )
+    sources = [JOE, PRINCE, WIKI]
+    citations = []
+    for a, b in spans:
+        first, last = min(a, b), max(a, b)
+        picked = tuple(draw(st.lists(st.sampled_from(sources), min_size=1, max_size=2)))
+        citations.append(
+            Citation(
+                len(text[:first].encode()), len(text[:last].encode()), None, None, None, picked
+            )
+        )
+    return text, citations
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(markdownish())
+def test_random_markdown_keeps_structure_and_markers(case: tuple[str, list[Citation]]) -> None:
+    text, citations = case
+    for highlight in (False, True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a fallback to raw text fails the test
+            html = render(text, citations, "html", highlight=highlight)
+        parsed = structure(html)
+        assert parsed.markers == marker_groups(text, citations)
+        assert strip_citations(html) == plain_html(text)
