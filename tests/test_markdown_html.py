@@ -14,13 +14,13 @@ from html.parser import HTMLParser
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 pytest.importorskip("markdown_it")
 
-from grounding_protos._markdown_html import plain_html, render_markdown  # noqa: E402
-from grounding_protos.citations import Citation, Source, number_sources, render  # noqa: E402
+from grounding_protos._markdown_html import plain_html, render_markdown
+from grounding_protos.citations import Citation, Source, number_sources, render
 
 # Markers and marks as render(style="html") writes them; text content never holds '<'.
 MARKER = re.compile(r'<sup class="gp-cite">(?:<a [^>]*>\[\d+\]</a>)+</sup>')
@@ -229,7 +229,7 @@ def test_highlights_split_at_elements() -> None:
 
 def test_hostile_markdown_stays_inert() -> None:
     text = (
-        '<script>alert(1)</script> [x](javascript:alert(2)) [y](data:text/html,z) '
+        "<script>alert(1)</script> [x](javascript:alert(2)) [y](data:text/html,z) "
         "![i](javascript:alert(3)) <javascript:alert(4)> [ok](https://ok.example)"
     )
     trap = Source(uri="javascript:alert(5)", title='"><script>alert(6)</script>')
@@ -268,9 +268,7 @@ def test_footnotes() -> None:
     dom = Source(uri="https://dom.example", title="Der Dom [Köln]")
     book = Source(title="Ein Buch")
     citations = [cite(text, "Köln [Dom] ist alt.", dom), cite(text, "Bonn auch.", dom, book)]
-    assert render(text, citations, footnotes=True) == (
-        "Köln [Dom] ist alt.[^1] Bonn auch.[^1][^2]"
-    )
+    assert render(text, citations, footnotes=True) == ("Köln [Dom] ist alt.[^1] Bonn auch.[^1][^2]")
     assert source_list(text, citations, footnotes=True) == (
         "[^1]: [Der Dom \\[Köln\\]](<https://dom.example>)\n[^2]: Ein Buch"
     )
@@ -299,9 +297,7 @@ PIECES = [
 def markdownish(draw: Any) -> tuple[str, list[Citation]]:
     text = "".join(draw(st.lists(st.sampled_from(PIECES), max_size=40)))
     n = len(text)
-    spans = draw(
-        st.lists(st.tuples(st.integers(0, n), st.integers(0, n)), max_size=8)
-    )
+    spans = draw(st.lists(st.tuples(st.integers(0, n), st.integers(0, n)), max_size=8))
     sources = [JOE, PRINCE, WIKI]
     citations = []
     for a, b in spans:
@@ -326,3 +322,43 @@ def test_random_markdown_keeps_structure_and_markers(case: tuple[str, list[Citat
         parsed = structure(html)
         assert parsed.markers == marker_groups(text, citations)
         assert strip_citations(html) == plain_html(text)
+
+
+SENTINEL = "\ue000"  # a private-use character: not space, not punctuation, like a letter
+
+
+def rendered_text(html: str) -> str:
+    parser = Structure()
+    parser.feed(html)
+    return "".join(parser.text)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(markdownish(), st.integers(0, 10_000))
+def test_marker_lands_where_a_sentinel_character_renders(
+    case: tuple[str, list[Citation]], pick: int
+) -> None:
+    """An independent oracle for placement: a letter-like character inserted into the
+    source right after a span's last (alphanumeric) character renders exactly where
+    the marker must go, as long as it does not change the parse."""
+    text, _ = case
+    ends = [i + 1 for i, ch in enumerate(text) if ch.isalnum()]
+    if not ends:
+        return
+    end = ends[pick % len(ends)]
+    if any(m.start() < end < m.end() for m in re.finditer(r"<[^<>]*>", text)):
+        return  # inside raw HTML shown as text: the marker goes after it
+    probe = plain_html(text[:end] + SENTINEL + text[end:])
+    if SENTINEL not in probe or probe.replace(SENTINEL, "") != plain_html(text):
+        return  # not rendered (a link label), or the parse changed (an entity, a URL)
+    before, _, _ = probe.partition(SENTINEL)
+    if (
+        before.count("<a ") > before.count("</a>")
+        or before.count("<pre>") > before.count("</pre>")
+        or re.search(r"<[^>]*$", before)
+    ):
+        return  # inside a link, a code block or an attribute: the marker goes after it
+    event("checked")
+    html = render_markdown(text, [end], ['<sup class="gp-cite"><a x>[1]</a></sup>'])
+    marker = html.index('<sup class="gp-cite">')
+    assert rendered_text(strip_citations(html[:marker])) == rendered_text(before)

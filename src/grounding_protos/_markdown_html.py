@@ -185,25 +185,30 @@ def _lead(m: _Map, off: int, lead: int, x: int, floor: int) -> None:
         m.add(off + j, max(floor, x - (lead - j)), 1)
 
 
-def _blank(src: str, lines: _Lines, line: int) -> bool:
-    return src[lines.starts[line] : lines.ends[line]].strip() == ""
-
-
 def _paragraph_map(src: str, lines: _Lines, content: str, first: int, count: int) -> _Map:
     """Map the content of a paragraph (or setext heading) of ``count`` lines."""
-    m = _Map()
     parts = content.split("\n")
-    # lines of only (Unicode) whitespace at either end vanish in the content's strip()
-    while count > len(parts) and _blank(src, lines, first):
-        first += 1
-        count -= 1
-    while count > len(parts) and _blank(src, lines, first + count - 1):
-        count -= 1
-    if len(parts) != count:
+    # lines of only (Unicode) whitespace at either end vanish in the content's strip():
+    # try each way of dropping them
+    extra = count - len(parts)
+    if extra < 0:
         raise Misaligned(f"{len(parts)} content lines for {count} source lines")
+    for skip in range(extra + 1):
+        try:
+            return _lines_map(src, lines, parts, first + skip)
+        except Misaligned:
+            if skip == extra:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _lines_map(src: str, lines: _Lines, parts: list[str], first: int) -> _Map:
+    m = _Map()
     off = 0
     last = len(parts) - 1
     for i, part in enumerate(parts):
+        if first + i >= len(lines.starts):
+            raise Misaligned("paragraph content past the end of the text")
         ls, le = lines.starts[first + i], lines.ends[first + i]
         t = part.lstrip(" \t")
         if i < last:
@@ -554,6 +559,7 @@ class _Inline:
                 w.markers_ok = not link_ends
             elif t == "image":
                 end = self.link_end(content, p, self.image_rule, link_state)
+                _join_text(child)  # the alt text, as text_join would have made it
                 w.unit(self.render_token(children, idx), at(p), at(end - 1) + 1, mark=False)
                 p = end
             else:
@@ -672,8 +678,9 @@ def render_markdown(
             if not whole.endswith(escaped + tail):
                 raise Misaligned(f"{tok.type} renders unexpectedly")
             runs = _code_runs(src, lines, tok.content, first)
-            if runs:
-                w.point(runs[0][1])
+            if not runs:
+                continue  # nothing rendered: no place for a marker
+            w.point(runs[0][1])
             w.markers_ok = False
             w.tag(whole[: len(whole) - len(escaped) - len(tail)])
             for piece, start in runs:
@@ -701,6 +708,13 @@ def render_markdown(
     if not containers and w.out:
         body += "".join(w.out)
     return body
+
+
+def _join_text(token: Token) -> None:
+    for child in token.children or ():
+        if child.type == "text_special":
+            child.type = "text"
+        _join_text(child)
 
 
 def _row_inlines(tokens: Sequence[Token], i: int) -> list[int]:
