@@ -48,6 +48,8 @@ class Options:
     title: str | None = None
     compact: bool = False
     proto_names: bool = False
+    raw_text: bool = False  # render --raw-text: the HTML view without Markdown
+    footnotes: bool = False  # render --footnotes: GFM footnotes in the Markdown style
 
 
 # --- Loading -------------------------------------------------------------------------------
@@ -117,11 +119,12 @@ def render_document(
         )
     citations = grounded.citations
     if options.style == "html":
+        raw = options.raw_text
         if line is not None:
-            return fragment(text, citations, id_prefix=f"gp-l{line}-source-") + "\n"
-        return page(text, citations, title=options.title or DEFAULT_TITLE)
-    body = render(text, citations, options.style)
-    sources = source_list(text, citations, options.style)
+            return fragment(text, citations, id_prefix=f"gp-l{line}-source-", raw_text=raw) + "\n"
+        return page(text, citations, title=options.title or DEFAULT_TITLE, raw_text=raw)
+    body = render(text, citations, options.style, footnotes=options.footnotes)
+    sources = source_list(text, citations, options.style, footnotes=options.footnotes)
     if not body.endswith("\n"):
         body += "\n"
     return f"{body}\n{sources}\n" if sources else body
