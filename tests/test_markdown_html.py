@@ -21,71 +21,20 @@ pytest.importorskip("markdown_it")
 
 from grounding_protos._markdown_html import plain_html, render_markdown
 from grounding_protos.citations import Citation, Source, number_sources, render
+from tests.markdown_cases import (
+    ANSWER,
+    EXPECTED_BEFORE_MARKERS,
+    JOE,
+    PRINCE,
+    WIKI,
+    answer_citations,
+    cite,
+)
 
 # Markers and marks as render(style="html") writes them; text content never holds '<'.
 MARKER = re.compile(r'<sup class="gp-cite">(?:<a [^>]*>\[\d+\]</a>)+</sup>')
 MARK = re.compile(r'<mark class="gp-span"[^>]*>|</mark>')
 VOID = {"br", "hr", "img", "input", "meta", "link"}
-
-JOE = Source(uri="https://maps.example/joes", title="Joe's Pizza")
-PRINCE = Source(uri="https://maps.example/prince", title="Prince Street Pizza")
-WIKI = Source(uri="https://en.wikipedia.example/Pizza", title="wikipedia.org")
-CODE = Source(uri="https://docs.example/api", title="API docs")
-
-ANSWER = """## Where to get pizza near Fulton St 🍕
-
-Here are a few places with great reviews:
-
-*   **Joe's Pizza** at 124 Fulton St is a classic New York slice shop.
-*   **Prince Street Pizza** is known for its *spicy* pepperoni squares.
-*   **Café Grumpy** — not pizza, but 東京風の抹茶ラテ is ~~cheap~~ affordable.
-
-| Place | Price | Rating |
-|:--|--:|:-:|
-| Joe's Pizza | $3.50 | 4.5 ⭐ |
-| Prince St \\| Nolita | $4.25 | 4.7 |
-
-To check opening hours, call the API with `get_place(place_id)`:
-
-```python
-hours = get_place("ChIJ-joes")["opening_hours"]
-```
-
-> Tip: see [the Maps listing](https://maps.example/joes "Joe's") & the reviews.
-"""
-
-
-def cite(text: str, piece: str, *sources: Source, start: int = 0, drop: int = 0) -> Citation:
-    """A citation of ``piece`` (its first occurrence from ``start``), ``drop`` characters
-    short of its end, with UTF-8 byte offsets as the APIs send them."""
-    first = text.index(piece, start)
-    last = first + len(piece) - drop
-    return Citation(
-        len(text[:first].encode()), len(text[:last].encode()), None, None, None, sources
-    )
-
-
-def answer_citations() -> list[Citation]:
-    t = ANSWER
-    return [
-        # a whole list item, bullet and bold delimiters included
-        cite(t, "*   **Joe's Pizza** at 124 Fulton St is a classic New York slice shop.", JOE),
-        # starts inside the bold name, ends after it: crosses the bold boundary
-        cite(t, "Street Pizza** is known for its *spicy* pepperoni squares.", PRINCE, WIKI),
-        # ends inside inline code
-        cite(t, "`get_place(place_id)`", CODE, drop=8),
-        # ends inside a link's URL: the marker goes after the link
-        cite(t, "see [the Maps listing](https://maps", JOE),
-        # a table cell with an escaped pipe
-        cite(t, "Prince St \\| Nolita", PRINCE),
-        # multi-script text with emoji, ending on the emoji
-        cite(t, "東京風の抹茶ラテ", WIKI),
-        cite(t, "4.5 ⭐", WIKI),
-        # inside a fenced code block: the marker goes after the block
-        cite(t, 'get_place("ChIJ-joes")', CODE),
-        # the heading, ending on the emoji
-        cite(t, "Where to get pizza near Fulton St 🍕", WIKI),
-    ]
 
 
 class Structure(HTMLParser):
@@ -174,18 +123,7 @@ def before_markers(html: str) -> list[str]:
 
 def test_each_marker_follows_its_spans_last_character() -> None:
     html = render(ANSWER, answer_citations(), "html", highlight=True)
-    # in text order: after the span's last character, or after the construct it ends in
-    expected = [
-        "Fulton St 🍕",  # the heading, ending on the emoji
-        "New York slice shop.",  # the whole list item
-        "its spicy pepperoni squares.",  # starts inside the bold name
-        "but 東京風の抹茶ラテ",
-        "4.5 ⭐",  # a table cell
-        "Prince St | Nolita",  # a cell with an escaped pipe
-        "the API with get_place(pl",  # inside inline code, after the cited character
-        '("ChIJ-joes")["opening_hours"]\n',  # ends in a code block: after the block
-        "Tip: see the Maps listing",  # ends in the link's URL: after the link
-    ]
+    expected = EXPECTED_BEFORE_MARKERS
     found = before_markers(html)
     assert len(found) == len(expected)
     for text, tail in zip(found, expected, strict=True):
