@@ -56,3 +56,18 @@ def test_codec_benchmark_prints_floors_and_ceilings(
     out = capsys.readouterr().out
     assert "to_dict: at most" in out and "from_dict: at most" in out
     assert out.count(" µs") >= 4
+
+
+def test_markdown_view_benchmark_runs_at_a_tiny_size(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("markdown_it")
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import render_markdown
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    times = render_markdown.main(scale=0.01, repeat=1)
+    out = capsys.readouterr().out
+    assert "ratio html / markdown-it" in out and "goal: <= 2x" in out
+    assert set(times) == {"base", "html", "highlight", "raw"}
+    text, citations = render_markdown.make_case(0.01)
+    assert len(citations) == 100 and "**" in text and "|:--|" in text
