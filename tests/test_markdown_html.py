@@ -8,9 +8,11 @@ hand. Browser checks of the same fixtures are in ``test_html_view.py``.
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -300,3 +302,77 @@ def test_marker_lands_where_a_sentinel_character_renders(
     html = render_markdown(text, [end], ['<sup class="gp-cite"><a x>[1]</a></sup>'])
     marker = html.index('<sup class="gp-cite">')
     assert rendered_text(strip_citations(html[:marker])) == rendered_text(before)
+
+
+# --- The command line ------------------------------------------------------------------------
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    from grounding_protos.cli import main
+
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def write_answer(tmp_path: Path) -> Path:
+    from tests.markdown_cases import gemini_document
+
+    path = tmp_path / "answer.json"
+    path.write_text(json.dumps(gemini_document(), ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_cli_page_renders_markdown_and_raw_text_on_request(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_answer(tmp_path)
+    code, page, err = run_cli(capsys, "render", str(path), "--style", "html")
+    assert (code, err) == (0, "")
+    assert '<div class="gp-answer gp-md"><h2>' in page and "<strong>" in page
+    assert page.count('<sup class="gp-cite">') == len(EXPECTED_BEFORE_MARKERS)
+    code, raw, err = run_cli(capsys, "render", str(path), "--style", "html", "--raw-text")
+    assert (code, err) == (0, "")
+    assert '<div class="gp-answer">## <mark' in raw and "<strong>" not in raw
+
+
+def test_cli_footnotes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_answer(tmp_path)
+    code, out, _ = run_cli(capsys, "render", str(path), "--footnotes")
+    assert code == 0
+    body, _, notes = out.partition("\n\n[^1]: ")
+    assert "Fulton St 🍕[^1]" in body and "[1]" not in body
+    assert notes.startswith("[wikipedia.org](<https://en.wikipedia.example/Pizza>)\n[^2]: ")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (("--style", "html", "--footnotes"), "--footnotes is for --style markdown"),
+        (("--raw-text",), "--raw-text is for --style html"),
+    ],
+)
+def test_cli_view_options_need_their_style(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], message: str
+) -> None:
+    code, _, err = run_cli(capsys, "render", str(write_answer(tmp_path)), *argv)
+    assert code == 2 and message in err
+
+
+def test_cli_without_markdown_it_says_so_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import grounding_protos._markdown_html as view
+    from tests.markdown_cases import gemini_document
+
+    monkeypatch.setattr(view, "available", lambda: False)
+    batch = tmp_path / "answers.jsonl"
+    line = json.dumps(gemini_document(), ensure_ascii=False)
+    batch.write_text(f"{line}\n{line}\n{line}\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the library's warning is not raised: the CLI asks
+        code, out, err = run_cli(capsys, "render", "--jsonl", str(batch), "--style", "html")
+    assert code == 0
+    assert err.count("markdown-it-py is not installed") == 1 and len(err.splitlines()) == 1
+    outputs = [json.loads(r)["output"] for r in out.splitlines()]
+    assert len(outputs) == 3 and all('<div class="gp-answer">## <mark' in o for o in outputs)
