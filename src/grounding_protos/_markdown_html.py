@@ -319,6 +319,8 @@ class _Events:
         hpos, hi = self.hpos, self.hi
         while hi < len(hpos) and hpos[hi] <= pos:
             hi += 1
+        while hi and hpos[hi - 1] > pos:  # a step back (a line break's newline)
+            hi -= 1
         self.hi = hi
         return self.hkeys[hi - 1] if hi else ()
 
