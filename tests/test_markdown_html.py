@@ -376,3 +376,40 @@ def test_cli_without_markdown_it_says_so_once(
     assert err.count("markdown-it-py is not installed") == 1 and len(err.splitlines()) == 1
     outputs = [json.loads(r)["output"] for r in out.splitlines()]
     assert len(outputs) == 3 and all('<div class="gp-answer">## <mark' in o for o in outputs)
+
+
+WORDS = st.sampled_from(["Köln", "Dom", "東京", "タワー", "🍕", "Ελλάδα", "naïve", "a", "zz"])
+
+
+@st.composite
+def plain_paragraph(draw: Any) -> tuple[str, list[Citation]]:
+    """Words and single line breaks only: Markdown with nothing to render but a <p>."""
+    words = draw(st.lists(WORDS, min_size=1, max_size=30))
+    text = words[0]
+    for word in words[1:]:
+        text += draw(st.sampled_from([" ", " ", "\n"])) + word
+    # no span may end right after a line break: there the raw view puts its marker at
+    # the start of the next line, and the Markdown view at the end of the line
+    ends = [i for i in range(len(text) + 1) if i == 0 or text[i - 1] != "\n"]
+    citations = []
+    for _ in range(draw(st.integers(0, 8))):
+        end = draw(st.sampled_from(ends))
+        start = draw(st.integers(0, end))
+        picked = tuple(draw(st.lists(st.sampled_from([JOE, PRINCE, WIKI]), min_size=1)))
+        citations.append(
+            Citation(len(text[:start].encode()), len(text[:end].encode()), None, None, None, picked)
+        )
+    return text, citations
+
+
+@settings(max_examples=300, deadline=None)
+@given(plain_paragraph())
+def test_plain_paragraph_is_the_raw_view_in_a_p(case: tuple[str, list[Citation]]) -> None:
+    """An independent oracle for marks and markers together: on text without Markdown
+    syntax, the Markdown view is the raw-text view (which never moves a character)
+    wrapped in a paragraph."""
+    text, citations = case
+    for highlight in (False, True):
+        raw = render(text, citations, "html", highlight=highlight, raw_text=True)
+        view = render(text, citations, "html", highlight=highlight)
+        assert view == f"<p>{raw}</p>\n"
