@@ -86,8 +86,34 @@ def _parser(join_text: bool) -> MarkdownIt:
     if not join_text:
         # keep escapes and entities as their own tokens, with their source markup
         md.disable("text_join")
+        # and note where each link or image ends in the inline content
+        from markdown_it.rules_inline import image, link
+
+        md.inline.ruler.at("link", _recording_end(link, "link_open"))
+        md.inline.ruler.at("image", _recording_end(image, "image"))
     md.validateLink = _linkable  # type: ignore[method-assign]
     return md
+
+
+_END: Final = "gp_end"  # Token.meta key: the content index where a link or image ends
+
+
+def _recording_end(rule: Callable[[Any, bool], bool], kind: str) -> Callable[[Any, bool], bool]:
+    """``rule`` (markdown-it's link or image rule), noting in the meta of the token it
+    opens the content index where its whole syntax (label, URL, title) ends."""
+
+    def recording(state: Any, silent: bool) -> bool:
+        first = len(state.tokens)
+        if not rule(state, silent):
+            return False
+        if not silent:
+            for token in state.tokens[first:]:
+                if token.type == kind:
+                    token.meta[_END] = state.pos
+                    break
+        return True
+
+    return recording
 
 
 def _renderer(md: MarkdownIt) -> RendererHTML:
@@ -452,7 +478,12 @@ class _Inline:
             return str(rule(children, idx, self.options, self.env))
         return str(self.renderer.renderToken(children, idx, self.options, self.env))
 
-    def link_end(self, content: str, pos: int, rule: Any, state: list[Any]) -> int:
+    def link_end(self, token: Token, content: str, pos: int, rule: Any, state: list[Any]) -> int:
+        """Where the link or image starting at ``pos`` ends: as its rule noted while
+        parsing, else by running the rule again, silently."""
+        end = token.meta.get(_END)
+        if isinstance(end, int) and end > pos:
+            return end
         if not state:
             state.append(self.state_cls(content, self.md, self.env, []))
         st = state[0]
@@ -544,7 +575,7 @@ class _Inline:
                     w.point(at(p))
                     autolink = True
                 else:
-                    link_ends.append(self.link_end(content, p, self.link_rule, link_state))
+                    link_ends.append(self.link_end(child, content, p, self.link_rule, link_state))
                     p = self.delimiter(content, p, "[")
                     w.point(at(p))
                 w.tag(self.render_token(children, idx))
@@ -560,7 +591,7 @@ class _Inline:
                 w.tag(self.render_token(children, idx))
                 w.markers_ok = not link_ends
             elif t == "image":
-                end = self.link_end(content, p, self.image_rule, link_state)
+                end = self.link_end(child, content, p, self.image_rule, link_state)
                 _join_text(child)  # the alt text, as text_join would have made it
                 w.unit(self.render_token(children, idx), at(p), at(end - 1) + 1, mark=False)
                 p = end
