@@ -66,12 +66,14 @@ class Misaligned(Exception):
 
 
 def available() -> bool:
-    """Whether markdown-it-py can be imported."""
+    """Whether markdown-it-py 3 or later (which keeps escapes and entities as tokens of
+    their own) can be imported."""
     try:
-        import markdown_it  # noqa: F401
+        import markdown_it
     except ImportError:
         return False
-    return True
+    major = str(getattr(markdown_it, "__version__", "0")).split(".")[0]
+    return major.isdigit() and int(major) >= 3
 
 
 def _linkable(url: str) -> bool:
@@ -799,9 +801,9 @@ def html_view(text: str, plan: _Plan, markers: Sequence[str], *, highlight: bool
         if not _warned_missing:
             _warned_missing = True
             warnings.warn(
-                "markdown-it-py is not installed, so the HTML view shows the answer as raw "
-                "text; install grounding-protos[html], or pass raw_text=True to ask for "
-                "raw text (and silence this warning)",
+                "markdown-it-py (3 or later) is not installed, so the HTML view shows the "
+                "answer as raw text; install grounding-protos[html], or pass raw_text=True "
+                "to ask for raw text (and silence this warning)",
                 RuntimeWarning,
                 stacklevel=3,
             )

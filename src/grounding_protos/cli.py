@@ -425,8 +425,8 @@ def _render_view(options: Options) -> Options:
         raise Failure("--raw-text is for --style html")
     if options.style == "html" and not options.raw_text and not available():
         stderr_line(
-            f"{PROG}: markdown-it-py is not installed: the answer is shown as raw text "
-            "(pip install 'grounding-protos[html]'; --raw-text asks for it)"
+            f"{PROG}: markdown-it-py (3 or later) is not installed: the answer is shown as "
+            "raw text (pip install 'grounding-protos[html]'; --raw-text asks for it)"
         )
         options = dataclasses.replace(options, raw_text=True)
     return options
