@@ -3,6 +3,8 @@ end in every kind of place: shared by the Markdown view's tests and its browser 
 
 from __future__ import annotations
 
+from typing import Any
+
 from grounding_protos.citations import Citation, Source
 
 JOE = Source(uri="https://maps.example/joes", title="Joe's Pizza")
@@ -81,7 +83,7 @@ EXPECTED_BEFORE_MARKERS = [
 ]
 
 
-def gemini_document() -> dict[str, object]:
+def gemini_document() -> dict[str, Any]:
     """The answer as a Gemini ``generateContent`` response: one grounding chunk per
     source, one support per citation (byte offsets and the segment's text)."""
     chunks: list[Source] = []

@@ -416,3 +416,17 @@ def test_plain_paragraph_is_the_raw_view_in_a_p(case: tuple[str, list[Citation]]
         raw = render(text, citations, "html", highlight=highlight, raw_text=True)
         view = render(text, citations, "html", highlight=highlight)
         assert view == f"<p>{raw}</p>\n"
+
+
+def test_shipped_markdown_example(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.markdown_cases import gemini_document
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "gemini_maps_markdown.json"
+    document = json.loads(example.read_text(encoding="utf-8"))
+    parts = document["candidates"][0]["content"]["parts"]
+    assert parts[0]["text"] == ANSWER  # the fixture, with Maps chunks for the places
+    expected = gemini_document()["candidates"][0]["groundingMetadata"]["groundingSupports"]
+    assert document["candidates"][0]["groundingMetadata"]["groundingSupports"] == expected
+    code, page, _ = run_cli(capsys, "render", str(example), "--style", "html")
+    assert code == 0 and '<div class="gp-answer gp-md">' in page
+    assert page.count('<sup class="gp-cite">') == len(EXPECTED_BEFORE_MARKERS)
