@@ -12,6 +12,9 @@ Runs protoc (from grpcio-tools) once and writes, under ``src/grounding_protos/``
 
 The PEP 517 build runs it through ``hatch_build.py``; in a dev checkout run
 ``python build_protos.py``. Generated files are build outputs and never committed.
+Every third-party distribution the build needs is named here by a module, imported
+or found with ``importlib.util.find_spec`` or run with ``python -m``: that is how
+``tests/test_build_requires.py`` checks ``[build-system] requires`` against this file.
 
 Well-known types and ``google/api/*`` come from the *descriptor set* (compiled here
 from grpcio-tools' bundled includes and googleapis-common-protos' ``.proto`` files), not
@@ -54,10 +57,10 @@ class BuildError(Exception):
 
 def googleapis_include() -> Path:
     """The directory holding ``google/api/*.proto`` from googleapis-common-protos."""
-    for entry in sys.path:
-        candidate = Path(entry or ".") / "google" / "api" / "field_behavior.proto"
-        if candidate.is_file():
-            return candidate.parents[2]
+    spec = importlib.util.find_spec("google.api")
+    for location in spec.submodule_search_locations or [] if spec else []:
+        if (Path(location) / "field_behavior.proto").is_file():
+            return Path(location).parents[1]
     raise BuildError(
         "googleapis-common-protos is not installed in the build environment "
         "(no google/api/field_behavior.proto on sys.path); "
@@ -82,6 +85,8 @@ def mypy_plugin() -> Path:
     The PEP 517 build runs in an isolated environment whose scripts directory is
     not necessarily on ``PATH``, so look next to the interpreter first.
     """
+    if importlib.util.find_spec("mypy_protobuf") is None:
+        raise BuildError("mypy-protobuf is not installed: pip install mypy-protobuf")
     exe = "protoc-gen-mypy" + (".exe" if os.name == "nt" else "")
     dirs = [sysconfig.get_path("scripts"), str(Path(sys.executable).parent)]
     for directory in dirs:

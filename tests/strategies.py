@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from grounding_protos import _pool, message_class, message_types
 from grounding_protos._pool import is_repeated
+from tests.descriptors import descriptor_of, enum_type_of, message_type_of
 
 F = FieldDescriptor
 INT32 = st.integers(-(2**31), 2**31 - 1)
@@ -22,7 +23,7 @@ INT64 = st.integers(-(2**63), 2**63 - 1)
 UINT32 = st.integers(0, 2**32 - 1)
 UINT64 = st.integers(0, 2**64 - 1)
 # Text from several scripts, astral characters and emoji included; no surrogates.
-TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)
+TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=12)
 # Seconds of 0001-01-01 … 9999-12-31, the range proto3 JSON allows.
 TIMESTAMP_SECONDS = st.integers(-62135596800, 253402300799)
 MAX_DEPTH = 3  # nesting levels of generated messages
@@ -50,9 +51,9 @@ def _value(field: FieldDescriptor, depth: int) -> st.SearchStrategy[Any]:
     if field.full_name == "google.protobuf.Value.null_value":
         return st.just(0)
     if field.type == F.TYPE_MESSAGE:
-        return messages(field.message_type, depth + 1)
+        return messages(message_type_of(field), depth + 1)
     if field.type == F.TYPE_ENUM:
-        known = [v.number for v in field.enum_type.values]
+        known = [v.number for v in enum_type_of(field).values]
         # proto3 enums are open: unknown numbers must survive too.
         return st.one_of(st.sampled_from(known), st.integers(0, 2**31 - 1))
     return SCALARS[field.type]
@@ -62,8 +63,8 @@ def _value(field: FieldDescriptor, depth: int) -> st.SearchStrategy[Any]:
 def _populate(draw: st.DrawFn, descriptor: Descriptor, depth: int) -> Message:
     message = _pool.message_class(descriptor.full_name)()
     if descriptor.full_name == "google.protobuf.Timestamp":
-        message.seconds = draw(TIMESTAMP_SECONDS)
-        message.nanos = draw(st.integers(0, 999_999_999))
+        message.seconds = draw(TIMESTAMP_SECONDS)  # type: ignore[attr-defined]
+        message.nanos = draw(st.integers(0, 999_999_999))  # type: ignore[attr-defined]
         return message
     chosen_oneof = {
         o.name: draw(st.sampled_from(_oneof_choices(o, depth))) for o in descriptor.oneofs
@@ -126,7 +127,7 @@ def messages(descriptor: Descriptor, depth: int = 0) -> st.SearchStrategy[Messag
 def any_message() -> st.SearchStrategy[Message]:
     """A message of any type of the package, nested types included."""
     return st.sampled_from(message_types()).flatmap(
-        lambda name: messages(message_class(name).DESCRIPTOR)
+        lambda name: messages(descriptor_of(message_class(name)))
     )
 
 

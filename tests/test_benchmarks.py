@@ -7,6 +7,7 @@ against json_format here. Nothing is timed for a verdict: the benchmarks print r
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,10 +23,8 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 def scripts() -> Iterator[tuple[ModuleType, ModuleType]]:
     sys.path.insert(0, str(BENCHMARKS))
     try:
-        import _floors
-        import codec as codec_benchmark
-
-        yield _floors, codec_benchmark
+        # Scripts found through sys.path, not a package: imported by name.
+        yield importlib.import_module("_floors"), importlib.import_module("codec")
     finally:
         sys.path.remove(str(BENCHMARKS))
 
@@ -58,11 +57,61 @@ def test_codec_benchmark_prints_floors_and_ceilings(
     assert out.count(" µs") >= 4
 
 
+def test_repair_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        repair = importlib.import_module("repair")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    results = repair.main(scale=0.01, repeat=1)  # checks that repair gives back every span
+    assert set(results) == {"strict_s", "repair_clean_ratio", "repair_drifted_ratio"}
+    assert "goal <= 3x" in capsys.readouterr().out
+
+
+def test_export_benchmark_prints_a_ratio_per_export_and_unit(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        export_benchmark = importlib.import_module("export")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    export_benchmark.run(0.01, repeat=1)
+    out = capsys.readouterr().out
+    assert "100 citations" in out and "read (baseline)" in out
+    assert out.count("x read)") == 9  # 3 exports x 3 units
+
+
+def test_read_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        read_benchmark = importlib.import_module("read")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    results = read_benchmark.main(repeat=1, number=2, lines=3)
+    assert set(results) == {
+        "read_gemini_vs_json_loads", "read_answer_vs_fromstring", "validate_vs_read_gemini",
+        "validate_vs_read_answer", "batch_vs_per_line",
+    }  # fmt: skip
+    assert capsys.readouterr().out.count("goal <=") == 5
+
+
+def test_readers_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        readers = importlib.import_module("readers")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    readers.main(count=20, repeat=1)  # checks every shape reads the same spans
+    out = capsys.readouterr().out
+    assert out.count("x   (goal <= 1.5x)") == 6 and "dispatch share" in out
+
+
 def test_markdown_view_benchmark_runs_at_a_tiny_size(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("markdown_it")
     sys.path.insert(0, str(BENCHMARKS))
     try:
-        import render_markdown
+        render_markdown = importlib.import_module("render_markdown")
     finally:
         sys.path.remove(str(BENCHMARKS))
     times = render_markdown.main(scale=0.01, repeat=1)

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
+import shutil
 import subprocess
 import sys
+import sysconfig
+from collections.abc import Callable
+from importlib.machinery import ModuleSpec
 from pathlib import Path
 
 import pytest
@@ -108,17 +113,28 @@ def test_no_protos_is_an_error(tmp_path: Path) -> None:
         build_protos.build(tmp_path / "out", tmp_path)
 
 
+def _not_installed(*names: str) -> Callable[..., ModuleSpec | None]:
+    find_spec = importlib.util.find_spec
+    return lambda name, *args: None if name in names else find_spec(name, *args)
+
+
 def test_missing_googleapis_common_protos(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sys, "path", [p for p in sys.path if "site-packages" not in p])
+    monkeypatch.setattr(importlib.util, "find_spec", _not_installed("google.api"))
     with pytest.raises(build_protos.BuildError, match="pip install googleapis-common-protos"):
         build_protos.googleapis_include()
 
 
 def test_missing_mypy_plugin(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(build_protos.sysconfig, "get_path", lambda _name: str(tmp_path))
-    monkeypatch.setattr(build_protos.sys, "executable", str(tmp_path / "python"))
-    monkeypatch.setattr(build_protos.shutil, "which", lambda _name: None)
-    with pytest.raises(build_protos.BuildError, match="pip install mypy-protobuf"):
+    monkeypatch.setattr(sysconfig, "get_path", lambda _name: str(tmp_path))
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    monkeypatch.setattr(shutil, "which", lambda _name: None)
+    with pytest.raises(build_protos.BuildError, match="protoc-gen-mypy was not found in"):
+        build_protos.mypy_plugin()
+
+
+def test_missing_mypy_protobuf(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importlib.util, "find_spec", _not_installed("mypy_protobuf"))
+    with pytest.raises(build_protos.BuildError, match="mypy-protobuf is not installed"):
         build_protos.mypy_plugin()
 
 

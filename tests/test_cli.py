@@ -24,7 +24,7 @@ import pytest
 from google.protobuf import json_format, text_format
 
 from grounding_protos import message_class, message_types, validate
-from grounding_protos.citations import read, render, source_list
+from grounding_protos.citations import ListStyle, read, render, search_notes, source_list
 from grounding_protos.cli import main
 from grounding_protos.discoveryengine_v1 import Answer
 
@@ -313,13 +313,20 @@ def test_convert_jsonl_batch_with_a_bad_line(cli: Any, tmp_path: Path, workers: 
 # --- render -------------------------------------------------------------------------------
 
 
-def expected_render(path: Path, style: str = "markdown") -> str:
+def expected_render(path: Path, style: ListStyle = "markdown") -> str:
     grounded = read(load(path))
     assert grounded.text is not None
-    body = render(grounded.text, grounded.citations, style)  # type: ignore[arg-type]
-    sources = source_list(grounded.text, grounded.citations, style)  # type: ignore[arg-type]
-    # one blank line between the text and the list, the text kept as it is
-    return body + ("" if body.endswith("\n") else "\n") + "\n" + sources + "\n"
+    body = render(grounded.text, grounded.citations, style)
+    sources = source_list(
+        grounded.text,
+        grounded.citations,
+        style,
+        uncited=grounded.uncited_sources,
+    )
+    notes = search_notes(grounded.search, style)
+    # one blank line between the text, the list and the queries; the text kept as it is
+    out = body + ("" if body.endswith("\n") else "\n") + "\n" + sources + "\n"
+    return out + (f"\n{notes}\n" if notes else "")
 
 
 @pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)

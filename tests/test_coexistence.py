@@ -22,6 +22,7 @@ from google.protobuf.message import Message
 import grounding_protos
 from grounding_protos import _pool
 from grounding_protos._pool import is_repeated
+from tests.descriptors import descriptor_of, message_type_of
 
 # The official types modules that register our messages' full names in the default pool.
 OFFICIAL_MODULES = (
@@ -96,7 +97,7 @@ class Populator:
         self.counter = 0
 
     def fill(self, message: Message, path: tuple[str, ...] = ()) -> Message:
-        descriptor = message.DESCRIPTOR
+        descriptor = descriptor_of(message)
         path = (*path, descriptor.full_name)
         if descriptor.full_name in ("google.protobuf.Timestamp", "google.protobuf.Duration"):
             message.seconds = 1_700_000_000 + self._next()  # type: ignore[attr-defined]
@@ -128,8 +129,8 @@ class Populator:
     def _set(self, message: Message, field: FieldDescriptor, path: tuple[str, ...]) -> None:
         value = getattr(message, field.name)
         if is_map(field):
-            key_field = field.message_type.fields_by_name["key"]
-            value_field = field.message_type.fields_by_name["value"]
+            key_field = message_type_of(field).fields_by_name["key"]
+            value_field = message_type_of(field).fields_by_name["value"]
             for _ in range(2):
                 key = self._scalar(key_field)
                 if value_field.message_type is not None:
@@ -204,6 +205,7 @@ def variants(descriptor: Descriptor) -> int:
 
 def known_to_ours(field: FieldDescriptor) -> bool:
     """Whether our schema has a field (by number) for an official field."""
+    assert field.containing_type is not None
     try:
         mine = ours(field.containing_type.full_name)
     except KeyError:
@@ -324,7 +326,7 @@ def exchange(
     src: type[Message], dst: type[Message], keep: KeepField | None = None
 ) -> Iterator[tuple[int, Message, Message]]:
     """Per variant: build on ``src``, send the bytes to ``dst``; yield both messages."""
-    for variant in range(variants(src.DESCRIPTOR)):
+    for variant in range(variants(descriptor_of(src))):
         message = Populator(variant, keep).fill(src())
         data = message.SerializeToString(deterministic=True)
         received = dst.FromString(data)
@@ -397,7 +399,8 @@ def field_mismatches(mine: FieldDescriptor, theirs: FieldDescriptor) -> list[str
     if is_map(mine) and is_map(theirs):
         for part in ("key", "value"):
             problems += field_mismatches(
-                mine.message_type.fields_by_name[part], theirs.message_type.fields_by_name[part]
+                message_type_of(mine).fields_by_name[part],
+                message_type_of(theirs).fields_by_name[part],
             )
     return problems
 
@@ -467,7 +470,7 @@ def test_official_only_fields_survive_our_round_trip(name: str) -> None:
     ours unchanged: official -> ours -> official."""
     mine, theirs = cls_of(ours(name)), cls_of(official(name))
     extra_json = {f.json_name for f in official_only_fields().get(name, [])}
-    for variant in range(variants(theirs.DESCRIPTOR)):
+    for variant in range(variants(descriptor_of(theirs))):
         sent = Populator(variant).fill(theirs())
         data = sent.SerializeToString(deterministic=True)
         middle = grounding_protos.from_bytes(mine, data)
@@ -529,7 +532,7 @@ def test_unknown_fields_survive_in_sub_messages(name: str) -> None:
     mine = cls_of(ours(name))
     field = first_message_field(ours(name))
     assert field is not None
-    inner = Populator().fill(cls_of(field.message_type)()).SerializeToString(deterministic=True)
+    inner = Populator().fill(cls_of(message_type_of(field))()).SerializeToString(deterministic=True)
     inner += UNKNOWN
     data = tag(field.number, 2) + varint(len(inner)) + inner + UNKNOWN
     parsed = grounding_protos.from_bytes(mine, data)

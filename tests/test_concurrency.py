@@ -159,8 +159,8 @@ def test_message_class_lookups_from_many_threads() -> None:
     short = [n.rsplit(".", 2)[-2] + "." + n.rsplit(".", 1)[-1] for n in names if n.count(".") > 2]
     queries = names + short + ["Answer", "Answer.Citation", "Segment", "CitationMetadata"]
 
-    def lookup(i: int) -> list[object]:
-        out: list[object] = []
+    def lookup(i: int) -> list[tuple[str, object]]:
+        out: list[tuple[str, object]] = []
         for name in queries[i:] + queries[:i]:
             try:
                 out.append((name, message_class(name)))

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grounding_protos import CitationError, MissingDependencyError, message_class, message_types
-from grounding_protos.citations import Source, extract
+from grounding_protos.citations import Citation, Source, extract
 from grounding_protos.convert import (
     fact_chunk_to_source,
     from_official,
@@ -24,6 +24,7 @@ from grounding_protos.convert import (
 )
 from grounding_protos.discoveryengine_v1beta import GroundingFact
 from tests import citation_cases as cases
+from tests.descriptors import descriptor_of
 from tests.strategies import messages
 
 pytestmark = pytest.mark.smoke
@@ -31,7 +32,7 @@ pytestmark = pytest.mark.smoke
 TEXT = cases.joined()
 
 
-def _spans(citations: list) -> list[tuple[int, int, str | None, tuple[str | None, ...]]]:
+def _spans(citations: list[Citation]) -> list[tuple[int, int, str | None, tuple[str | None, ...]]]:
     return [(c.start, c.end, c.text, tuple(s.title for s in c.sources)) for c in citations]
 
 
@@ -130,7 +131,7 @@ def test_official_round_trip(name: str) -> None:
         pytest.skip(str(exc))
 
     @settings(max_examples=5, deadline=None)
-    @given(messages(message_class(name).DESCRIPTOR))
+    @given(messages(descriptor_of(message_class(name))))
     def check(message: Message) -> None:
         theirs = to_official(message)
         assert type(theirs).__module__.startswith(("google.cloud.", "google.ai."))

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import grounding_protos
 from grounding_protos import _pool, message_class, message_types
+from tests.descriptors import descriptor_of
 from tests.strategies import any_message, messages
 
 pytestmark = pytest.mark.smoke
@@ -131,8 +132,10 @@ def test_pickle_and_copy(message: Message) -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(messages(message_class("Answer").DESCRIPTOR), st.data())
-def test_nested_messages_pickle_through_their_own_pool(message: Message, data: st.DataObject):
+@given(messages(descriptor_of(message_class("Answer"))), st.data())
+def test_nested_messages_pickle_through_their_own_pool(
+    message: Message, data: st.DataObject
+) -> None:
     from grounding_protos.discoveryengine_v1 import Answer
 
     assert isinstance(message, Answer)
@@ -173,20 +176,21 @@ def test_enums() -> None:
     from grounding_protos.discoveryengine_v1 import Answer, HarmCategory, SafetyRating
     from grounding_protos.google.cloud.discoveryengine.v1 import safety_pb2
 
-    assert HarmCategory.Name(5) == "HARM_CATEGORY_CIVIC_INTEGRITY"
+    assert HarmCategory.Name(HarmCategory.ValueType(5)) == "HARM_CATEGORY_CIVIC_INTEGRITY"
     assert HarmCategory.Value("HARM_CATEGORY_HARASSMENT") == 3
     assert safety_pb2.HARM_CATEGORY_SEXUALLY_EXPLICIT == 4
-    assert SafetyRating.HarmProbability.Name(4) == "HIGH"
+    assert SafetyRating.HarmProbability.Name(SafetyRating.HarmProbability.ValueType(4)) == "HIGH"
     assert SafetyRating.HARM_SEVERITY_LOW == 2
     assert Answer.State.Value("STREAMING") == 4
     assert Answer.UNHELPFUL_ANSWER == 11
-    rating = SafetyRating(category=HarmCategory.HARM_CATEGORY_HATE_SPEECH, probability=7)
+    unknown = SafetyRating.HarmProbability.ValueType(7)
+    rating = SafetyRating(category=HarmCategory.HARM_CATEGORY_HATE_SPEECH, probability=unknown)
     assert SafetyRating.FromString(rating.SerializeToString()).probability == 7  # open enum
 
 
 def test_safety_wire_facts() -> None:
     """safety.proto was written here: check it against the facts in DESIGN.md."""
-    from google.api import field_behavior_pb2
+    from google.api import field_behavior_pb2  # type: ignore[import-untyped]
 
     from grounding_protos.discoveryengine_v1 import HarmCategory, SafetyRating
 
@@ -214,7 +218,7 @@ def test_safety_wire_facts() -> None:
         assert list(behavior) == [field_behavior_pb2.OUTPUT_ONLY], field.name
 
 
-def test_vendored_protos_compile_with_protoc_to_the_shipped_descriptors(tmp_path) -> None:
+def test_vendored_protos_compile_with_protoc_to_the_shipped_descriptors(tmp_path: Path) -> None:
     """protoc is the oracle: compiling protos/ now gives the descriptors the pool holds."""
     pytest.importorskip("grpc_tools", reason="grpcio-tools not installed")
     import subprocess

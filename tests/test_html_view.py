@@ -69,6 +69,8 @@ class DOM(HTMLParser):
         self.markers: list[list[str]] = []  # the hrefs of each <sup class="gp-cite">
         self.marks: list[tuple[dict[str, str | None], str]] = []
         self.sources: list[str] = []  # text of each <li> of the source list
+        self.queries: list[str] = []  # text of each <li> of the search query lists
+        self.frames: list[dict[str, str | None]] = []  # attributes of each <iframe>
         self.links: list[str] = []
         self.scripts = 0
         self.title = ""
@@ -78,6 +80,7 @@ class DOM(HTMLParser):
         self._mark: list[str] | None = None
         self._mark_attrs: dict[str, str | None] = {}
         self._li: list[str] | None = None
+        self._list = ""  # the class of the list being read
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = dict(attrs)
@@ -98,6 +101,10 @@ class DOM(HTMLParser):
             self._mark, self._mark_attrs = [], attributes
         elif tag == "li":
             self._li = []
+        elif tag in ("ol", "ul"):
+            self._list = str(attributes.get("class"))
+        elif tag == "iframe":
+            self.frames.append(attributes)
 
     def handle_endtag(self, tag: str) -> None:
         if self._stack:
@@ -108,7 +115,8 @@ class DOM(HTMLParser):
             self.marks.append((self._mark_attrs, "".join(self._mark)))
             self._mark = None
         elif tag == "li" and self._li is not None:
-            self.sources.append("".join(self._li))
+            listing = self.queries if self._list == "gp-queries" else self.sources
+            listing.append("".join(self._li))
             self._li = None
 
     def handle_data(self, data: str) -> None:
@@ -153,6 +161,11 @@ def test_page_in_a_browser(browser: str, tmp_path: Path) -> None:
     for href in (h for m in dom.markers for h in m):
         assert href.startswith("#") and href[1:] in dom.ids
     assert dom.sources == ["elbphilharmonie.de", "wikipedia.org", "nagata.co.jp", "ndr.de"]
+    # the search queries as text, and the Search Suggestions chip in a sandboxed frame
+    assert dom.queries == ["Elbphilharmonie Eröffnung", "Elbphilharmonie Akustik 豊田泰久"]
+    (frame,) = dom.frames
+    assert frame["sandbox"] == "allow-popups allow-popups-to-escape-sandbox"
+    assert "Elbphilharmonie Eröffnung" in str(frame["srcdoc"])
     # the highlighted texts are the cited texts, and hover titles name the sources
     assert [text for _, text in dom.marks] == [c.text for c in grounded.citations]
     assert [(a["data-sources"], a["title"]) for a, _ in dom.marks] == [

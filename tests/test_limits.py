@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -153,7 +154,7 @@ def test_validate_survives_deep_values_in_any_shape() -> None:
         {"groundingSupports": [{"segment": deep}]},
     ]
     for document in documents:
-        assert outcome(lambda document=document: validate(document)) is None
+        assert outcome(partial(validate, document)) is None
 
 
 # --- Deep nesting in wire bytes ----------------------------------------------------------
@@ -207,7 +208,7 @@ def test_shallow_wire_nesting_parses_as_protobuf_does() -> None:
 def test_deep_wire_bytes_are_a_wire_format_error(kind: str, depth: int) -> None:
     struct_bytes = deep_struct_bytes(depth, kind)
     for cls, data in ((Struct, struct_bytes), (Answer, in_answer(struct_bytes))):
-        assert outcome(lambda cls=cls, data=data: cls.FromString(data)) is not None
+        assert outcome(partial(cls.FromString, data)) is not None
         with pytest.raises(WireFormatError) as caught:
             from_bytes(cls, data)
         assert isinstance(caught.value, DecodeError)
@@ -265,10 +266,11 @@ def test_offsets_beyond_their_range_are_refused_as_json_format_does(
 ) -> None:
     with pytest.raises(json_format.ParseError) as theirs:
         json_format.ParseDict(data, cls())
-    for parse in (
+    parsers: list[Callable[[], Message]] = [
         lambda: codec.from_dict(cls, data),
         lambda: codec.from_json(cls, json.dumps(data)),
-    ):
+    ]
+    for parse in parsers:
         with pytest.raises(JSONParseError) as ours:
             parse()
         assert ours.value.path == path

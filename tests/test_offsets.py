@@ -11,7 +11,6 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +18,7 @@ from hypothesis import strategies as st
 
 from grounding_protos import _offsets
 from grounding_protos._exceptions import ArgumentValueError, GroundingProtosError
+from grounding_protos._offsets import Snap, Unit
 from grounding_protos.offsets import (
     OffsetError,
     PartMap,
@@ -33,7 +33,7 @@ from grounding_protos.offsets import (
     utf16_to_char,
 )
 
-UNITS = ("byte", "char", "utf16")
+UNITS: tuple[Unit, ...] = ("byte", "char", "utf16")
 
 # --- Text strategies ---------------------------------------------------------------
 
@@ -139,10 +139,11 @@ def naive_convert(text: str, offset: int, src: str, dst: str) -> int | None:
 
 def boundaries(text: str, unit: str) -> list[int]:
     """Every valid offset of ``unit``, ascending."""
-    return [naive_from_char(text, c, unit) for c in range(len(text) + 1)]
+    found = [naive_from_char(text, c, unit) for c in range(len(text) + 1)]
+    return [offset for offset in found if offset is not None]  # never None: c is in range
 
 
-def snapped(text: str, offset: int, unit: str, snap: str | None, clamp: bool) -> int | None:
+def snapped(text: str, offset: int, unit: str, snap: Snap | None, clamp: bool) -> int | None:
     """The oracle of leniency: clamp into range, then move to a boundary."""
     size = naive_length(text, unit)
     if clamp:
@@ -202,8 +203,8 @@ NAMED_BULK = {
     ("utf16", "byte"): "from_utf16s",
 }
 
-FAST: Any = settings(max_examples=250, deadline=None)
-SLOW: Any = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=250, deadline=None)
+SLOW = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 # --- Every offset of every text -----------------------------------------------------
@@ -400,11 +401,11 @@ def test_bulk_edge_cases() -> None:
     with pytest.raises(OffsetError, match=r"^offsets\[1\]: byte offset 1 splits"):
         index.to_chars([0, 1, 2])
     with pytest.raises(TypeError, match=r"^offsets\[1\]: byte offset must be an int"):
-        index.to_chars([0, "3"])
+        index.to_chars([0, "3"])  # type: ignore[list-item]
     with pytest.raises(TypeError, match=r"offsets\[0\]"):
-        index.to_chars([[1]])
+        index.to_chars([[1]])  # type: ignore[list-item]
     with pytest.raises(TypeError, match=r"spans\[1\] must be a \(start, end\) pair"):
-        index.convert_spans([(0, 3), (1,)], "byte", "char")
+        index.convert_spans([(0, 3), (1,)], "byte", "char")  # type: ignore[list-item]
     with pytest.raises(OffsetError, match=r"^spans\[1\] end: byte offset 10 is past the end"):
         index.convert_spans([(0, 3), (3, 10)], "byte", "char")
     with pytest.raises(OffsetError, match=r"^spans\[0\] \(6, 3\) is reversed"):
@@ -448,7 +449,8 @@ def test_walks_over_long_gaps_with_and_without_zlib(
 def test_snapping_and_clamping(text: str, data: st.DataObject) -> None:
     src = data.draw(st.sampled_from(UNITS))
     dst = data.draw(st.sampled_from(UNITS))
-    snap = data.draw(st.sampled_from([None, "floor", "ceil"]))
+    snaps: list[Snap | None] = [None, "floor", "ceil"]
+    snap = data.draw(st.sampled_from(snaps))
     clamp = data.draw(st.booleans())
     offsets = list(all_offsets(text, src))
     index = TextIndex(text)
@@ -496,11 +498,11 @@ def test_snapping_examples() -> None:
     with pytest.raises(OffsetError):
         index.to_char(99, snap="floor")  # snapping does not clamp
     with pytest.raises(ArgumentValueError, match="snap must be"):
-        index.to_char(1, snap="nearest")
+        index.to_char(1, snap="nearest")  # type: ignore[arg-type]
     with pytest.raises(ArgumentValueError, match="snap must be"):
-        index.to_chars([1], snap="outward")
+        index.to_chars([1], snap="outward")  # type: ignore[arg-type]
     with pytest.raises(ArgumentValueError, match="unit must be"):
-        index.convert(1, "bytes", "char")
+        index.convert(1, "bytes", "char")  # type: ignore[arg-type]
 
 
 # --- Error messages -------------------------------------------------------------------
@@ -556,7 +558,7 @@ def test_split_messages_name_offset_unit_limit_character_and_range() -> None:
         ("utf16", 3, "UTF-16 offset 3 is past the end of the text; valid UTF-16 offsets are 0..2"),
     ],
 )
-def test_range_messages(unit: str, offset: int, expected: str) -> None:
+def test_range_messages(unit: Unit, offset: int, expected: str) -> None:
     index = TextIndex("日本")
     assert message(lambda: index.convert(offset, unit, "char")) == expected
     assert (
@@ -577,18 +579,19 @@ def test_span_messages_say_which_end() -> None:
 def test_wrong_types() -> None:
     index = TextIndex("日本")
     with pytest.raises(TypeError, match=r"byte offset must be an int, not float 3\.0"):
-        index.to_char(3.0)
+        index.to_char(3.0)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="character offset must be an int, not str"):
-        char_to_byte("日本", "1")
+        char_to_byte("日本", "1")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="text must be str or bytes, not int"):
-        TextIndex(5)
+        TextIndex(5)  # type: ignore[arg-type]
 
     class Offset:
         def __index__(self) -> int:
             return 3
 
-    assert index.to_char(Offset()) == 1
-    assert index.to_chars([Offset(), 6]) == [1, 2]
+    # Typed as int, but anything with __index__ works, like a list index.
+    assert index.to_char(Offset()) == 1  # type: ignore[arg-type]
+    assert index.to_chars([Offset(), 6]) == [1, 2]  # type: ignore[list-item]
 
 
 # --- Encoding errors ------------------------------------------------------------------
@@ -735,7 +738,7 @@ def test_part_map_examples() -> None:
         "part 1 span (6, 3) is reversed: its start is after its end (byte offsets)"
     )
     with pytest.raises(TypeError, match="part index must be an int"):
-        pmap.to_joined("1", 0)
+        pmap.to_joined("1", 0)  # type: ignore[arg-type]
 
 
 def test_part_map_separators_and_empty_parts() -> None:

@@ -61,7 +61,7 @@ ATOMS = [
 # The custom-marker tests use U+E000/U+E001 as delimiters; the text never holds them.
 texts = st.one_of(
     st.lists(st.sampled_from(ATOMS), max_size=12).map("".join),
-    st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\ue000\ue001")),
+    st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\ue000\ue001")),
 )
 
 # Some sources are equal but distinct objects: they must get one number.
@@ -73,7 +73,7 @@ POOL = [
     Source(uri="javascript:alert(1)"),
     Source(),
 ]
-FAST: Any = settings(max_examples=200, deadline=None)
+FAST = settings(max_examples=200, deadline=None)
 
 
 def byte_of(text: str, char: int) -> int:
@@ -94,12 +94,13 @@ def cite(text: str, first: int, last: int, *sources: Source, path: str = "") -> 
 @st.composite
 def cases(draw: st.DrawFn) -> tuple[str, list[Citation]]:
     text = draw(texts)
-    citations = []
+    citations: list[Citation] = []
     for i in range(draw(st.integers(0, 8))):
         a, b = sorted(draw(st.lists(st.integers(0, len(text)), min_size=2, max_size=2)))
         if draw(st.booleans()) and citations:  # duplicates and shared ends
-            a, b = draw(st.sampled_from([(c.char_start, c.char_end) for c in citations]))
-            assert a is not None and b is not None
+            start, end = draw(st.sampled_from([(c.char_start, c.char_end) for c in citations]))
+            assert start is not None and end is not None
+            a, b = start, end
         sources = tuple(draw(st.lists(st.sampled_from(POOL), max_size=3)))  # may repeat
         path = draw(st.sampled_from(["", f"supports[{i}]"]))
         citations.append(cite(text, a, b, *sources, path=path))

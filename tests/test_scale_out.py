@@ -165,13 +165,14 @@ def dask_run(inputs: str, outputs: Path, command: str, **options: Any) -> list[s
     """The recipe of docs/scale-out.md: one partition per input file, two processes."""
     db = pytest.importorskip("dask.bag")
     import dask
+    from dask.base import compute
 
     lines = db.read_text(inputs, linedelimiter="\n", errors="surrogateescape")
     written = lines.map_partitions(process_lines, command, **options).to_textfiles(
         str(outputs / "*.jsonl"), last_endline=True, compute=False
     )
     with dask.config.set(scheduler="processes", num_workers=2):
-        dask.compute(*written)
+        compute(*written)
     return sorted(str(p) for p in outputs.glob("*.jsonl"))
 
 

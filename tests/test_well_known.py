@@ -11,7 +11,7 @@ from google.protobuf import timestamp_pb2 as default_timestamp_pb2
 
 from grounding_protos import ArgumentTypeError
 from grounding_protos.discoveryengine_v1 import Answer
-from grounding_protos.well_known import Struct, Timestamp, struct, timestamp
+from grounding_protos.well_known import ListValue, Struct, Timestamp, struct, timestamp
 
 pytestmark = pytest.mark.smoke
 
@@ -24,7 +24,8 @@ def test_fields_hold_the_pool_own_classes() -> None:
     answer = Answer()
     assert type(answer.create_time) is Timestamp
     assert type(Info().struct_data) is Struct
-    assert Timestamp is not default_timestamp_pb2.Timestamp
+    # mypy knows these are two classes; the point is that the runtime agrees.
+    assert Timestamp is not default_timestamp_pb2.Timestamp  # type: ignore[comparison-overlap]
     assert Timestamp.DESCRIPTOR.full_name == "google.protobuf.Timestamp"
 
 
@@ -33,8 +34,9 @@ def test_helpers_work_on_every_runtime() -> None:
     assert answer.create_time.ToDatetime(tzinfo=datetime.timezone.utc) == WHEN
     assert answer.create_time.ToJsonString() == "2025-03-04T05:06:07.890Z"
     info = Info(struct_data=struct({"n": 1.5, "tags": ["x", None], "o": {"k": True}}))
-    assert info.struct_data["o"]["k"] is True
-    assert list(info.struct_data["tags"]) == ["x", None]
+    inner, tags = info.struct_data["o"], info.struct_data["tags"]
+    assert isinstance(inner, Struct) and inner["k"] is True
+    assert isinstance(tags, ListValue) and list(tags) == ["x", None]
 
 
 def test_naive_datetime_is_utc() -> None:
@@ -45,11 +47,12 @@ def test_naive_datetime_is_utc() -> None:
 def test_datetime_and_dict_are_accepted_natively() -> None:
     answer = Answer(create_time=WHEN)
     assert answer.create_time == timestamp(WHEN)
-    answer.complete_time = WHEN
+    answer.complete_time = WHEN  # type: ignore[misc, assignment]  # not in the stubs
     assert answer.complete_time == timestamp(WHEN)
     info = Info(struct_data={"a": [1, "b"]})
     assert info.struct_data == struct({"a": [1, "b"]})
-    nested = Answer(references=[{"structured_document_info": {"struct_data": {"k": "v"}}}])
+    document = {"structured_document_info": {"struct_data": {"k": "v"}}}
+    nested = Answer(references=[document])  # type: ignore[list-item]  # not in the stubs
     assert nested.references[0].structured_document_info.struct_data["k"] == "v"
 
 
@@ -62,21 +65,22 @@ def test_old_runtimes_reject_plain_values_loudly() -> None:
 def test_default_pool_timestamp_is_refused() -> None:
     # protobuf's own error: TypeError, or AttributeError from its datetime path on 6.x.
     with pytest.raises((TypeError, AttributeError)):
-        Answer(create_time=default_timestamp_pb2.Timestamp(seconds=1))
+        Answer(create_time=default_timestamp_pb2.Timestamp(seconds=1))  # type: ignore[arg-type]
 
 
 def test_default_pool_struct_converts_with_the_helper() -> None:
     theirs = default_struct_pb2.Struct()
     theirs.update({"a": 1, "b": [True, {"c": None}], "d": {"e": "f"}})
-    assert Info(struct_data=struct(theirs)).struct_data == struct(
+    # struct() takes it (a Mapping at run time), though the stubs do not say so.
+    assert Info(struct_data=struct(theirs)).struct_data == struct(  # type: ignore[arg-type]
         {"a": 1, "b": [True, {"c": None}], "d": {"e": "f"}}
     )
     # The runtime itself converts it as a mapping on 6.x and later, refuses it before.
     try:
-        converted = Info(struct_data=theirs).struct_data
+        converted = Info(struct_data=theirs).struct_data  # type: ignore[arg-type]
     except TypeError:
         return
-    assert converted == struct(theirs)
+    assert converted == struct(theirs)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from grounding_protos import ArgumentTypeError, GroundingProtosError, WireFormat
 from grounding_protos._wire import diagnose
 from grounding_protos.discoveryengine_v1 import Answer
 from grounding_protos.generativelanguage_v1beta3 import CitationMetadata
+from tests.descriptors import descriptor_of
 from tests.strategies import any_message
 
 pytestmark = pytest.mark.smoke
@@ -129,7 +130,7 @@ def test_diagnosis_agrees_with_protobuf(case: tuple[Message, bytes]) -> None:
         expected = cls.FromString(data)
     except DecodeError:
         expected = None
-    problem = diagnose(cls.DESCRIPTOR, data)
+    problem = diagnose(descriptor_of(cls), data)
     if expected is None:
         assert problem is not None
         with pytest.raises(WireFormatError):

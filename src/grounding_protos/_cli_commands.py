@@ -22,6 +22,7 @@ from grounding_protos._cli_io import (
     parse_message,
     resolve_type,
 )
+from grounding_protos._model import Problem
 
 if TYPE_CHECKING:
     from grounding_protos.citations import Citation, Grounded, Source
@@ -45,9 +46,13 @@ class Options:
     style: Style = "markdown"
     snap: Literal["floor", "ceil", "outward"] | None = None
     clamp: bool = False
+    unit: Literal["byte", "char", "utf16"] | None = None  # --unit
     title: str | None = None
     compact: bool = False
     proto_names: bool = False
+    spans: Literal["strict", "repair", "skip"] = "repair"  # --spans: the span policy
+    resolve_urls: bool = False  # --resolve-urls
+    cache: str | None = None  # --cache FILE (a batch without it: a file for the run)
     raw_text: bool = False  # render --raw-text: the HTML view without Markdown
     footnotes: bool = False  # render --footnotes: GFM footnotes in the Markdown style
 
@@ -83,17 +88,40 @@ def read_grounded(options: Options, document: object, label: str) -> Grounded:
     from grounding_protos.citations import read
 
     try:
-        return read(
+        grounded = read(
             document,
             text=options.text,
             candidate=options.candidate,
+            errors=options.spans,
             snap=options.snap,
             clamp=options.clamp,
+            unit=options.unit,
         )
     except UnsupportedInputError as exc:
         raise Failure(at(label, str(exc))) from exc
     except (OffsetError, CitationError, TextEncodingError) as exc:
         raise Failure(at(label, f"{exc}; {VALIDATE_HINT}"), EXIT_PROBLEMS) from exc
+    if options.resolve_urls:
+        from grounding_protos.citations import resolve_urls
+
+        grounded = resolve_urls(grounded, cache=options.cache)
+    return grounded
+
+
+def check_resolving() -> None:
+    """Fail before any input is read when ``--resolve-urls`` cannot work (no httpx)."""
+    from grounding_protos import MissingDependencyError
+    from grounding_protos._redirects import require_httpx
+
+    try:
+        require_httpx()
+    except MissingDependencyError as exc:
+        raise Failure(str(exc)) from exc
+
+
+def redirect_problems(grounded: Grounded) -> list[dict[str, str]]:
+    """The problems ``--resolve-urls`` added (``redirect-…`` codes), as dicts."""
+    return [asdict(p) for p in grounded.problems if p.code.startswith("redirect-")]
 
 
 # --- render --------------------------------------------------------------------------------
@@ -101,33 +129,66 @@ def read_grounded(options: Options, document: object, label: str) -> Grounded:
 
 def render_document(
     options: Options, document: object, label: str, *, line: int | None = None
-) -> str:
-    """The answer with citation markers and its source list; for HTML a whole page (a
-    fragment with ids unique to the line, in a batch)."""
+) -> tuple[str, list[Problem]]:
+    """The answer with citation markers and its source list (for HTML a whole page, or
+    a fragment with ids unique to the line in a batch), and the problems of reading it:
+    the spans repaired or left out under the ``--spans`` policy.
+
+    An answer with no text (an image-only response) renders its sources, saying so.
+    """
     from grounding_protos._html_page import DEFAULT_TITLE, fragment, page
-    from grounding_protos.citations import render, source_list
+    from grounding_protos.citations import render, search_notes, source_list
 
     grounded = read_grounded(options, document, label)
     text = grounded.text
-    if text is None:
-        raise Failure(
-            at(
-                label,
-                "the input holds no answer text (a bare GroundingMetadata?); "
-                "pass it with --text FILE",
-            )
-        )
     citations = grounded.citations
+    uncited = grounded.uncited_sources
+    if text is None:
+        if citations:
+            raise Failure(
+                at(
+                    label,
+                    "the input holds no answer text (a bare GroundingMetadata?); "
+                    "pass it with --text FILE",
+                )
+            )
+        text = ""
+        uncited = grounded.declared_sources
+    problems = list(grounded.problems)
+    if grounded.text is None:
+        problems.append(Problem("answer-without-text", "the answer has no text", ""))
     if options.style == "html":
         raw = options.raw_text
         if line is not None:
-            return fragment(text, citations, id_prefix=f"gp-l{line}-source-", raw_text=raw) + "\n"
-        return page(text, citations, title=options.title or DEFAULT_TITLE, raw_text=raw)
+            prefix = f"gp-l{line}-source-"
+            out = fragment(text, citations, id_prefix=prefix, uncited=uncited,
+                           search=grounded.search, raw_text=raw) + "\n"  # fmt: skip
+        else:
+            out = page(text, citations, title=options.title or DEFAULT_TITLE, uncited=uncited,
+                       search=grounded.search, raw_text=raw)  # fmt: skip
+        return out, problems
     body = render(text, citations, options.style, footnotes=options.footnotes)
-    sources = source_list(text, citations, options.style, footnotes=options.footnotes)
+    if grounded.text is None:
+        body = "(the answer has no text)"
+    sources = source_list(
+        text, citations, options.style, uncited=uncited, footnotes=options.footnotes
+    )
+    notes = search_notes(grounded.search, options.style)
     if not body.endswith("\n"):
         body += "\n"
-    return f"{body}\n{sources}\n" if sources else body
+    for extra in (sources, notes):
+        if extra:
+            body += f"\n{extra}\n"
+    return body, problems
+
+
+def is_warning(problem: Problem) -> bool:
+    """A problem that leaves the rendering complete: a repaired span, an answer without
+    text, a redirect URL ``--resolve-urls`` could not resolve (shown as it was).
+    Anything else (a span left out) makes ``render`` exit 1."""
+    return problem.code in ("offset-drift", "answer-without-text") or problem.code.startswith(
+        "redirect-"
+    )
 
 
 # --- validate ------------------------------------------------------------------------------
@@ -138,60 +199,71 @@ def validate_document(options: Options, document: object, label: str) -> list[di
     from grounding_protos import UnsupportedInputError, validate
 
     try:
-        problems = validate(document, text=options.text, candidate=options.candidate)
+        problems = validate(
+            document, text=options.text, candidate=options.candidate, unit=options.unit
+        )
     except UnsupportedInputError as exc:
         raise Failure(at(label, str(exc))) from exc
     return [asdict(p) for p in problems]
 
 
+def one_line(message: str) -> str:
+    """A message on one line, nothing collapsed: line breaks, tabs and other control
+    characters escaped (``\\n``), spaces kept, so quoted text stays exact.
+
+    >>> one_line("segment text '*   **Rain\\n'")
+    "segment text '*   **Rain\\\\n'"
+    """
+    return message.translate(_ESCAPES)
+
+
+_ESCAPES: Final = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F]} | {
+    0x0A: "\\n",
+    0x0D: "\\r",
+    0x09: "\\t",
+}
+
+
 def problem_line(problem: Mapping[str, str]) -> str:
     """One problem on one line, path first: ``citations[0].end_index: … [code]``."""
     path, message, code = problem["path"], problem["message"], problem["code"]
-    message = " ".join(message.split())
+    message = one_line(message)
     return f"{path}: {message} [{code}]" if path else f"{message} [{code}]"
 
 
 # --- inspect --------------------------------------------------------------------------------
 
 
+_SHAPE_WORDS = {
+    "gemini_response": "Gemini generateContent response",
+    "gemini_candidate": "Gemini candidate",
+    "grounding_metadata": "GroundingMetadata",
+    "citation_metadata": "CitationMetadata",
+    "answer": "Discovery Engine Answer",
+    "answer_query_response": "Discovery Engine answer response",
+    "search_response": "Vertex AI Search response with a summary",
+    "search_summary": "Vertex AI Search summary",
+    "summary_with_metadata": "Vertex AI Search summary with metadata",
+    "openai_response": "OpenAI Responses API response",
+    "openai_chat_completion": "OpenAI chat completion",
+    "anthropic_message": "Anthropic message",
+    "cohere_chat": "Cohere v2 chat response",
+    "bedrock_retrieve_and_generate": "Bedrock RetrieveAndGenerate response",
+}
+
+
 def describe(document: object) -> str:
-    """What kind of input this is, in words."""
+    """What kind of input this is, in words (the shape ``read`` recognizes)."""
     from google.protobuf.message import Message
+
+    from grounding_protos._inputs import classify
 
     if isinstance(document, Message):
         return document.DESCRIPTOR.full_name
-    if not isinstance(document, Mapping):
-        return type(document).__name__
-
-    def has(*names: str) -> bool:
-        return any(document.get(n) not in (None, "", [], {}) for n in names)
-
-    if has("candidates"):
-        return "Gemini generateContent response"
-    if isinstance(document.get("answer"), Mapping):
-        return "Discovery Engine answer response"
-    if has("answerText", "answer_text", "references"):
-        return "Discovery Engine Answer"
-    if has(
-        "content",
-        "groundingMetadata",
-        "grounding_metadata",
-        "citationMetadata",
-        "citation_metadata",
-    ):
-        return "Gemini candidate"
-    if has(
-        "groundingSupports",
-        "grounding_supports",
-        "groundingChunks",
-        "grounding_chunks",
-        "webSearchQueries",
-        "web_search_queries",
-    ):
-        return "GroundingMetadata"
-    if has("citationSources", "citation_sources", "citations"):
-        return "CitationMetadata"
-    return "unrecognized JSON object"
+    shape = classify(document)
+    if shape is not None:
+        return _SHAPE_WORDS.get(shape, shape)
+    return "unrecognized JSON object" if isinstance(document, Mapping) else type(document).__name__
 
 
 def summarize(options: Options, document: object, label: str) -> dict[str, Any]:
@@ -213,12 +285,16 @@ def summarize(options: Options, document: object, label: str) -> dict[str, Any]:
         summary["error"] = failure.message.removesuffix(f"; {VALIDATE_HINT}")
         summary["problems"] = problems
         return summary
+    problems += redirect_problems(grounded)
     text, citations = grounded.text, grounded.citations
     if text is not None:
         numbered = number_sources(text, citations)
-    else:
-        numbered = list(enumerate(grounded.sources, 1))
-    numbers = {source: n for n, source in numbered}
+    else:  # numbered as render numbers them, by Source.key
+        firsts: dict[object, Source] = {}
+        for source in grounded.sources:
+            firsts.setdefault(source.key, source)
+        numbered = list(enumerate(firsts.values(), 1))
+    numbers = {source.key: n for n, source in numbered}
     summary["text"] = (
         None
         if text is None
@@ -247,7 +323,7 @@ def summarize(options: Options, document: object, label: str) -> dict[str, Any]:
     return summary
 
 
-def _spans(citations: Sequence[Citation], numbers: Mapping[Source, int]) -> list[dict[str, Any]]:
+def _spans(citations: Sequence[Citation], numbers: Mapping[object, int]) -> list[dict[str, Any]]:
     """Distinct spans in text order, each with the numbers of all sources citing it."""
     merged: dict[tuple[int, int], dict[str, Any]] = {}
     for c in sorted(citations, key=lambda c: (c.end, c.start)):
@@ -260,7 +336,7 @@ def _spans(citations: Sequence[Citation], numbers: Mapping[Source, int]) -> list
                 "text": c.text,
             }
         for source in c.sources:
-            n = numbers.get(source)
+            n = numbers.get(source.key)
             if n is not None and n not in entry["sources"]:
                 entry["sources"].append(n)
     for entry in merged.values():
@@ -394,8 +470,11 @@ def _process(options: Options, line: int, raw: bytes) -> tuple[str, bool]:
         return convert_document(options, raw, "").decode("utf-8").rstrip("\n"), False
     document = load_document(options, raw, "")
     if command == "render":
-        output = render_document(options, document, "", line=line)
-        return dumps({"line": line, "ok": True, "output": output}), False
+        output, found = render_document(options, document, "", line=line)
+        record: dict[str, Any] = {"line": line, "ok": True, "output": output}
+        if found:
+            record["problems"] = [asdict(p) for p in found]
+        return dumps(record), not all(map(is_warning, found))
     if command == "validate":
         problems = validate_document(options, document, "")
         return dumps({"line": line, "ok": True, "problems": problems}), bool(problems)

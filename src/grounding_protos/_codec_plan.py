@@ -453,14 +453,14 @@ def _build_parse(root: Descriptor, ignore: bool) -> Plan:
 
 
 def _at(error: BaseException, part: str) -> support.Fail:
-    """The :class:`Fail` for ``error``, with one more path part (outermost last)."""
+    """The :class:`support.Fail` for ``error``, with one more path part (outermost last)."""
     failure = support.fail_from(error)
     failure.parts.append(part)
     return failure
 
 
 def _at_leaf(error: BaseException, key: str) -> support.Fail:
-    """The :class:`Fail` for an error setting an inlined leaf field (path ``.key``)."""
+    """The :class:`support.Fail` for an error setting an inlined leaf field (path ``.key``)."""
     if isinstance(error, support.Fail):
         return error
     return _at(error, f".{key}")

@@ -16,13 +16,13 @@ from typing import Any, Generic, TypeVar, get_args
 
 from google.protobuf.message import Message
 
+from grounding_protos._access import get, items, unwrap
 from grounding_protos._exceptions import (
     ArgumentTypeError,
     CitationError,
     MissingDependencyError,
 )
 from grounding_protos._extract import read
-from grounding_protos._inputs import get, items, unwrap
 from grounding_protos._model import Citation, Problem, Source, SourceKind
 from grounding_protos._registry import message_class
 from grounding_protos.dialogflow_v2beta1 import (

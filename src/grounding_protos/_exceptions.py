@@ -108,4 +108,5 @@ class CitationError(GroundingProtosError, ValueError):
 
 
 class MissingDependencyError(GroundingProtosError, ImportError):
-    """Raised when an optional package (an official client library) is not installed."""
+    """Raised when an optional package (an official client library, httpx for
+    ``resolve_urls``) is not installed; the message names the extra to install."""

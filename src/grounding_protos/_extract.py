@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from grounding_protos._exceptions import ArgumentValueError
 from grounding_protos._inputs import read_input
-from grounding_protos._model import Citation, Grounded
-from grounding_protos._offsets import SpanSnap
+from grounding_protos._model import Citation, Grounded, SpanPolicy
+from grounding_protos._offsets import SpanSnap, Unit
 from grounding_protos._resolve import resolve
+
+_POLICIES = ("strict", "repair", "skip")
+_UNITS = ("byte", "char", "utf16")
 
 
 def read(
@@ -13,8 +17,10 @@ def read(
     *,
     text: str | bytes | None = None,
     candidate: int = 0,
+    errors: SpanPolicy = "repair",
     snap: SpanSnap | None = None,
     clamp: bool = False,
+    unit: Unit | None = None,
 ) -> Grounded:
     """The answer text and its citations, from any supported input.
 
@@ -31,6 +37,13 @@ def read(
     a Gemini candidate, joined, thought parts skipped, with each segment's
     ``part_index`` honoured), else ``text=``. Offsets are strict unless ``snap``
     (``"floor"``, ``"ceil"``, ``"outward"``) or ``clamp=True`` asks for leniency.
+
+    Also read: Vertex AI Search summaries (a ``SearchResponse``, its ``summary`` or a
+    ``summaryWithMetadata``) and other vendors' responses (OpenAI Responses and Chat
+    Completions, Anthropic Messages, Cohere v2 chat, Bedrock RetrieveAndGenerate).
+    ``Grounded.shape`` says which of ``citations.SHAPES`` was read. ``unit``
+    (``"byte"``, ``"char"``, ``"utf16"``) overrides what the shape's offsets are taken
+    to count (docs/inputs.md lists each shape's default and the evidence for it).
 
     >>> grounded = read({
     ...     "candidates": [{
@@ -51,14 +64,29 @@ def read(
     (6, 12, 5, 7, '東京', 'T')
 
     Raises:
-        UnsupportedInputError: ``obj`` has none of the supported shapes.
+        UnsupportedInputError: ``obj`` has none of the supported shapes; the message
+            names what it saw and the shapes known.
         OffsetError: an offset is out of range, inverted or splits a character.
         CitationError: a chunk index or ``reference_id`` points nowhere, a
             ``part_index`` names no text part, or ``text=`` contradicts the input.
     """
-    raw = read_input(obj, candidate=candidate)
-    resolution = resolve(raw, text, collect=False, snap=snap, clamp=clamp)
-    return Grounded(resolution.text, resolution.citations)
+    if errors not in _POLICIES:
+        raise ArgumentValueError(f"errors must be 'strict', 'repair' or 'skip', not {errors!r}")
+    if unit is not None and unit not in _UNITS:
+        raise ArgumentValueError(f"unit must be 'byte', 'char' or 'utf16', not {unit!r}")
+    raw = read_input(obj, candidate=candidate, unit=unit)
+    resolution = resolve(raw, text, mode=errors, snap=snap, clamp=clamp)
+    return Grounded(
+        resolution.text,
+        resolution.citations,
+        problems=resolution.problems,
+        declared_sources=raw.declared_sources,
+        shape=raw.input_shape or "",
+        search=raw.search,
+        finish_reason=raw.finish_reason,
+        skipped_reasons=raw.skipped_reasons,
+        safety=raw.safety,
+    )
 
 
 def extract(
@@ -66,8 +94,10 @@ def extract(
     *,
     text: str | bytes | None = None,
     candidate: int = 0,
+    errors: SpanPolicy = "repair",
     snap: SpanSnap | None = None,
     clamp: bool = False,
+    unit: Unit | None = None,
 ) -> list[Citation]:
     """The citations of any supported input (see :func:`read`, which also gives the text).
 
@@ -82,4 +112,6 @@ def extract(
     >>> [(c.char_start, c.char_end, c.text, c.sources[0].title) for c in extract(answer)]
     [(0, 6, 'Zürich', 'Zürich')]
     """
-    return read(obj, text=text, candidate=candidate, snap=snap, clamp=clamp).citations
+    return read(
+        obj, text=text, candidate=candidate, errors=errors, snap=snap, clamp=clamp, unit=unit
+    ).citations

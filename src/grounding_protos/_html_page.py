@@ -21,9 +21,12 @@ from typing import Final
 
 from grounding_protos.citations import (
     Citation,
+    SearchInfo,
+    Source,
     cited_characters,
     number_sources,
     render,
+    search_notes,
     source_list,
 )
 
@@ -88,6 +91,10 @@ ol.gp-sources { margin: 0; padding-left: 2.2rem; overflow-wrap: anywhere; }
 ol.gp-sources li { margin: 0.25rem 0; padding: 0.1rem 0.4rem; border-radius: 4px; }
 ol.gp-sources li:target { background: #fff1a8; }
 ol.gp-sources a { color: #1f5bd6; }
+ol.gp-sources li.gp-uncited { color: #5b6475; }
+p.gp-queries { margin: 0.8rem 0 0.2rem; color: #5b6475; font-size: 0.9rem; }
+ul.gp-queries { margin: 0; padding-left: 2.2rem; overflow-wrap: anywhere; }
+iframe.gp-suggestions { width: 100%; height: 4.5rem; border: 0; margin-top: 0.6rem; }
 .gp-none { color: #5b6475; }
 footer { margin-top: 1.8rem; color: #7a8293; font-size: 0.8rem; }
 """
@@ -109,18 +116,45 @@ def _answer(text: str, citations: Sequence[Citation], id_prefix: str, raw_text: 
     return f'<div class="{kind}">{body}</div>'
 
 
+def suggestions(search: SearchInfo | None) -> str:
+    """The search queries as text, and the Search Suggestions chip in a sandboxed frame.
+
+    The chip (``searchEntryPoint.renderedContent``) is HTML and CSS from the API, which
+    the Grounding with Google Search terms require applications to show. It goes into
+    an ``<iframe sandbox srcdoc>``: no script runs, it cannot reach the page, and its
+    links open in a new tab (``allow-popups``). The frame inherits the page's CSP.
+    """
+    if search is None:
+        return ""
+    out = []
+    if search.rendered_content:
+        doc = '<base target="_blank">' + search.rendered_content
+        out.append(
+            '<iframe class="gp-suggestions" title="Search Suggestions" '
+            'sandbox="allow-popups allow-popups-to-escape-sandbox" referrerpolicy="no-referrer" '
+            f'srcdoc="{html.escape(doc, quote=True)}"></iframe>'
+        )
+    notes = search_notes(search, "html")
+    if notes:
+        out.append(notes)
+    return "\n".join(out)
+
+
 def fragment(
     text: str,
     citations: Sequence[Citation],
     *,
     id_prefix: str = "gp-source-",
+    uncited: Sequence[Source] = (),
+    search: SearchInfo | None = None,
     raw_text: bool = False,
 ) -> str:
     """The highlighted answer and its source list, to embed in a page of your own."""
     answer = _answer(text, citations, id_prefix, raw_text)
-    sources = source_list(text, citations, "html", id_prefix=id_prefix)
-    listing = sources or '<p class="gp-none">No sources cited.</p>'
-    return f"{answer}\n{listing}"
+    sources = source_list(text, citations, "html", uncited=uncited, id_prefix=id_prefix)
+    listing = sources or '<p class="gp-none">No sources.</p>'
+    extra = suggestions(search)
+    return f"{answer}\n{listing}" + (f"\n{extra}" if extra else "")
 
 
 def page(
@@ -128,17 +162,21 @@ def page(
     citations: Sequence[Citation],
     *,
     title: str = DEFAULT_TITLE,
+    uncited: Sequence[Source] = (),
+    search: SearchInfo | None = None,
     raw_text: bool = False,
 ) -> str:
     """A whole HTML document: the answer with cited spans highlighted (the sources on
-    hover), numbered superscript links to the source list, and the list itself.
+    hover), numbered superscript links to the source list, and the list itself, with
+    the ``uncited`` sources after the cited ones and the ``search`` queries and Search
+    Suggestions below.
 
     The answer's Markdown is rendered (with markdown-it-py installed) unless
     ``raw_text``. The citations' offsets must fit ``text`` (as ``citations.read``
     gives them).
     """
     answer = _answer(text, citations, "gp-source-", raw_text)
-    sources = source_list(text, citations, "html")
+    sources = source_list(text, citations, "html", uncited=uncited)
     n_sources = len(number_sources(text, citations))
     # citations and grounding supports often share spans: count the spans
     n_cited = len({(c.start, c.end) for c in citations if c.sources})
@@ -149,7 +187,13 @@ def page(
         f"{n_sources} source{'' if n_sources == 1 else 's'} · "
         f"{share} of the text cited"
     )
-    listing = sources or '<p class="gp-none">No sources cited.</p>'
+    not_cited = len(number_sources(text, citations, uncited=uncited)) - n_sources
+    if not_cited:
+        meta += f" · {not_cited} source{'' if not_cited == 1 else 's'} not cited"
+    listing = sources or '<p class="gp-none">No sources.</p>'
+    extra = suggestions(search)
+    if extra:
+        listing += "\n" + extra
     escaped_title = html.escape(title, quote=False)
     return f"""<!DOCTYPE html>
 <html>

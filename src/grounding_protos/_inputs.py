@@ -1,243 +1,299 @@
 """Reading grounded answers of every input kind into raw span records.
 
-One reader serves all inputs: our messages and the official raw protobuf messages
-(field access by proto name), proto-plus objects (unwrapped to their raw message
-with ``type(obj).pb(obj)``), google-genai objects (attributes in snake_case, ``None``
-when absent) and REST JSON dicts (camelCase or snake_case keys). Nothing here
-imports the official libraries or google-genai.
-
-The records keep raw values (an int64 may be a JSON string, a score anything);
-``_resolve`` checks and converts them, so ``extract`` and ``validate`` share every
-check.
+:func:`read_input` decides which shape an input has and runs that shape's reader;
+each reader turns it into a :class:`~grounding_protos._raw.RawAnswer` through the
+field access of ``_access`` (messages, proto-plus and SDK objects, REST JSON dicts
+in camelCase or snake_case alike). The records keep raw values (an int64 may be a
+JSON string, a score anything); ``_resolve`` checks and converts them, so ``read``
+and ``validate`` share every check.
 """
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 from google.protobuf.message import Message
 
-from grounding_protos._exceptions import UnsupportedInputError
-from grounding_protos._model import CitationKind, Source, SourceKind
-from grounding_protos._pool import is_repeated
+from grounding_protos import _inputs_anthropic as anthropic
+from grounding_protos import _inputs_bedrock as bedrock
+from grounding_protos import _inputs_cohere as cohere
+from grounding_protos import _inputs_openai as openai
+from grounding_protos import _inputs_search as search
+from grounding_protos._access import (
+    camel,
+    fields,
+    float_or_none,
+    get,
+    has,
+    items,
+    text_or_none,
+    titled,
+    unwrap,
+)
+from grounding_protos._exceptions import ArgumentValueError, UnsupportedInputError
+from grounding_protos._inputs_common import (
+    describe,
+    enum_name,
+    enum_names,
+    is_list,
+    is_record,
+    lists_or_absent,
+    nonempty_list,
+    string,
+)
+from grounding_protos._model import CitationKind, SearchInfo, Source, UrlStatus
+from grounding_protos._offsets import Unit
+from grounding_protos._raw import SHAPES, InputShape, RawAnswer, RawPart, RawRef, RawSpan
 
-Shape = Literal["answer", "grounding_metadata", "citation_metadata", "candidate", "none"]
+# --- Dispatch -------------------------------------------------------------------------
 
-_BY_FULL_NAME: dict[str, Shape] = {
-    "google.cloud.discoveryengine.v1.Answer": "answer",
+
+@dataclass(frozen=True)
+class Reader:
+    """One input shape: how to recognize it (from structure only it has) and read it.
+
+    ``keys`` are the fields (snake_case) of which a dict of this shape has at least one:
+    the dispatcher skips the reader for a dict with none of them, in either spelling,
+    without calling ``matches``.
+    """
+
+    shape: InputShape
+    matches: Callable[[object], bool]
+    read: Callable[[object, int], RawAnswer]  # (input, candidate) -> raw records
+    keys: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        spelled = self.keys | {camel(k) for k in self.keys}
+        object.__setattr__(self, "keys", frozenset(spelled))
+
+
+def read_input(obj: object, *, candidate: int = 0, unit: Unit | None = None) -> RawAnswer:
+    """Read any supported input into a :class:`RawAnswer`; ``unit`` overrides what the
+    shape's offsets are taken to count.
+
+    The readers are tried in the order of :data:`READERS`; a message is read by its
+    full type name. ``input_shape`` says which one read it.
+
+    Raises:
+        UnsupportedInputError: the object has none of the supported shapes (the
+            message names what it saw and the shapes known).
+        ArgumentValueError: ``unit`` given for a shape whose spans have no offsets.
+    """
+    obj = unwrap(obj)
+    reader = reader_for(obj)
+    raw = reader.read(obj, candidate)
+    if raw.input_shape is None:
+        raw.input_shape = reader.shape
+    if unit is not None:
+        if not raw.offsets:
+            raise ArgumentValueError(
+                f"unit={unit!r} does not apply to {raw.input_shape}: its spans are whole "
+                "text blocks, not offsets"
+            )
+        raw.unit = unit
+    return raw
+
+
+def reader_for(obj: object) -> Reader:
+    """The reader of ``obj``'s shape.
+
+    Raises:
+        UnsupportedInputError: no reader recognizes it.
+    """
+    if isinstance(obj, Message):
+        shape = _message_shape(obj.DESCRIPTOR.full_name)
+        if shape is not None:
+            return _BY_SHAPE[shape]
+    elif isinstance(obj, Mapping):
+        for reader in READERS:
+            if not reader.keys.isdisjoint(obj.keys()) and reader.matches(obj):
+                return reader
+    else:
+        for reader in READERS:
+            if reader.matches(obj):
+                return reader
+    raise unsupported(obj)
+
+
+def classify(obj: object) -> InputShape | None:
+    """The shape ``obj`` has, or ``None`` (no exception).
+
+    >>> classify({"summary": {"summaryText": "…"}}), classify({"content": []})
+    ('search_response', None)
+    """
+    try:
+        return reader_for(unwrap(obj)).shape
+    except UnsupportedInputError:
+        return None
+
+
+def _message_shape(full_name: str) -> InputShape | None:
+    prefix = "google.cloud.discoveryengine."
+    if full_name.startswith(prefix):
+        version, _, name = full_name[len(prefix) :].partition(".")
+        if version.startswith("v1"):  # v1, v1beta, v1alpha
+            return _DISCOVERY_ENGINE_MESSAGES.get(name)
+    return _MESSAGES.get(full_name)
+
+
+_DISCOVERY_ENGINE_MESSAGES: dict[str, InputShape] = {
+    "Answer": "answer",
+    "AnswerQueryResponse": "answer_query_response",
+    "SearchResponse": "search_response",
+    "SearchResponse.Summary": "search_summary",
+    "SearchResponse.Summary.SummaryWithMetadata": "summary_with_metadata",
+}
+_MESSAGES: dict[str, InputShape] = {
     "google.cloud.dialogflow.v2beta1.GroundingMetadata": "grounding_metadata",
     "google.ai.generativelanguage.v1beta3.CitationMetadata": "citation_metadata",
 }
-_CAMEL = re.compile(r"_([a-z0-9])")
 
 
-# --- Field access over dicts, messages and SDK objects --------------------------------
-
-
-def camel(name: str) -> str:
-    """``start_index`` -> ``startIndex`` (proto3 JSON names)."""
-    return _CAMEL.sub(lambda m: m.group(1).upper(), name)
-
-
-def get(obj: object, name: str) -> Any:
-    """Field ``name`` (snake_case) of ``obj``, or ``None`` when absent or unset."""
-    if obj is None:
-        return None
-    if isinstance(obj, Mapping):
-        if name in obj:
-            return obj[name]
-        return obj.get(camel(name))
-    if isinstance(obj, Message):
-        fields = obj.DESCRIPTOR.fields_by_name
-        # proto-plus libraries name fields that shadow builtins with a "_" (license_).
-        descriptor = fields.get(name) or fields.get(name + "_")
-        if descriptor is None:
-            return None
-        name = descriptor.name
-        if not is_repeated(descriptor) and descriptor.has_presence and not obj.HasField(name):
-            return None
-        return getattr(obj, name)
-    return getattr(obj, name, None)
-
-
-def has(obj: object, name: str) -> bool:
-    """Whether ``obj`` carries field ``name`` with a non-empty value."""
-    value = get(obj, name)
-    if value is None:
-        return False
-    if isinstance(value, (str, bytes, Mapping)) or hasattr(value, "__len__"):
-        try:
-            return len(value) > 0
-        except TypeError:
-            return True
-    return True
-
-
-def items(obj: object, name: str) -> list[Any]:
-    """The elements of a repeated field (``[]`` when absent; a non-list counts as absent)."""
-    value = get(obj, name)
-    if value is None or isinstance(value, (str, bytes, Mapping)):
-        return []
-    try:
-        return list(value)
-    except TypeError:
-        return []
-
-
-def unwrap(obj: object) -> object:
-    """A proto-plus object's raw protobuf message; anything else unchanged."""
-    if isinstance(obj, (Mapping, Message)):
-        return obj
-    pb = getattr(type(obj), "pb", None)
-    if callable(pb) and hasattr(type(obj), "meta"):
-        try:
-            raw = pb(obj)
-        except Exception:
-            return obj
-        if isinstance(raw, Message):
-            return raw
-    return obj
-
-
-def _titled(obj: object, ident: str, kind: SourceKind, **fields: Any) -> Source:
-    """A :class:`Source` with the ``uri`` and ``title`` of ``obj`` and the given fields."""
-    uri, title = text_or_none(get(obj, "uri")), text_or_none(get(obj, "title"))
-    return Source(uri=uri, title=title, id=ident, kind=kind, **fields)
-
-
-def text_or_none(value: object) -> str | None:
-    """A string value, or ``None`` for absent, empty or non-string values."""
-    return value if isinstance(value, str) and value else None
-
-
-# --- Raw records ----------------------------------------------------------------------
-
-
-@dataclass
-class RawRef:
-    """A pointer from a span to a source: a chunk index or a ``reference_id``."""
-
-    path: str
-    value: object
-    kind: Literal["chunk_index", "reference_id"]
-
-
-@dataclass
-class RawSpan:
-    """A span as found in the input, values unchecked."""
-
-    path: str  # the span record: "citations[3]"
-    offsets_path: str  # where start_index/end_index live: "…segment"
-    start: object
-    end: object
-    kind: CitationKind
-    part: object = None
-    part_relative: bool = False  # offsets relative to the content part `part` (Gemini)
-    segment_text: object = None
-    refs: list[RawRef] = field(default_factory=list)
-    inline_source: Source | None = None  # CitationSource carries its own source
-    score: object = None
-    source_scores: list[object] = field(default_factory=list)
-
-
-@dataclass
-class RawPart:
-    """One part of the answer's content (Gemini), by its index among all parts."""
-
-    index: int
-    text: str | None  # None: not a text part
-    thought: bool
-
-
-@dataclass
-class RawAnswer:
-    """Everything read from one input, before checks."""
-
-    shape: Shape
-    prefix: str  # path prefix of the citation-bearing object ("candidates[0].")
-    text: str | None = None
-    parts: list[RawPart] | None = None  # Gemini content parts, when present
-    spans: list[RawSpan] = field(default_factory=list)
-    sources: list[tuple[str, Source]] = field(default_factory=list)  # (path, source)
-    source_kind: Literal["chunks", "references", "none"] = "none"
-
-
-# --- Shapes ---------------------------------------------------------------------------
-
-
-def classify(obj: object) -> Shape:
-    """Which schema an object has (by full name for messages, by fields otherwise)."""
-    if isinstance(obj, Message):
-        known = _BY_FULL_NAME.get(obj.DESCRIPTOR.full_name)
-        if known is not None:
-            return known
-    if has(obj, "answer_text") or has(obj, "references"):
-        return "answer"
-    if any(has(c, "sources") for c in items(obj, "citations")) or any(
-        has(s, "sources") or has(s, "start_index") for s in items(obj, "grounding_supports")
-    ):
-        return "answer"
-    if has(obj, "content") or has(obj, "grounding_metadata") or has(obj, "citation_metadata"):
-        return "candidate"
-    if any(has(obj, n) for n in ("grounding_supports", "grounding_chunks", "web_search_queries")):
-        return "grounding_metadata"
-    if has(obj, "citation_sources") or has(obj, "citations"):
-        return "citation_metadata"
-    return "none"
-
-
-def read_input(obj: object, *, candidate: int = 0) -> RawAnswer:
-    """Read any supported input into a :class:`RawAnswer`.
-
-    Raises:
-        UnsupportedInputError: the object has none of the supported shapes.
-    """
-    obj = unwrap(obj)
-    prefix = ""
-    if not isinstance(obj, Message) or obj.DESCRIPTOR.full_name not in _BY_FULL_NAME:
-        inner = get(obj, "answer")  # a Discovery Engine AnswerQueryResponse
-        if inner is not None and classify(unwrap(inner)) == "answer":
-            obj, prefix = unwrap(inner), "answer."
-        elif has(obj, "candidates"):  # a Gemini GenerateContentResponse
-            candidates = items(obj, "candidates")
-            if not 0 <= candidate < len(candidates):
-                raise UnsupportedInputError(
-                    f"the response has {len(candidates)} candidates; "
-                    f"candidate={candidate} is out of range"
-                )
-            obj, prefix = unwrap(candidates[candidate]), f"candidates[{candidate}]."
-    shape = classify(obj)
-    if shape == "answer":
-        return _read_answer(obj, prefix)
-    if shape == "grounding_metadata":
-        raw = RawAnswer(shape, prefix)
-        _read_grounding_metadata(obj, prefix, raw)
-        return raw
-    if shape == "citation_metadata":
-        raw = RawAnswer(shape, prefix)
-        _read_citation_metadata(obj, prefix, raw)
-        return raw
-    if shape == "candidate":
-        return _read_candidate(obj, prefix)
-    raise UnsupportedInputError(
-        f"cannot read citations from {_describe(obj)}: expected a Discovery Engine Answer "
-        "(or answer response), a Gemini response or candidate, a GroundingMetadata or a "
-        "CitationMetadata — as a message, an official client or google-genai object, "
-        "or a REST JSON dict"
+def unsupported(obj: object, why: str = "") -> UnsupportedInputError:
+    """The error for an input of no supported shape: what it is, and the shapes known."""
+    return UnsupportedInputError(
+        f"cannot read citations from {describe(obj)}{why}: it has none of the supported "
+        f"shapes ({', '.join(SHAPES)}; as REST JSON, messages, official client or SDK "
+        "objects)"
     )
 
 
-def _describe(obj: object) -> str:
-    if isinstance(obj, Message):
-        return f"a {obj.DESCRIPTOR.full_name} message"
-    if isinstance(obj, Mapping):
-        keys = ", ".join(sorted(map(str, obj))[:6])
-        return f"a dict with keys {{{keys}}}" if obj else "an empty dict"
-    return f"an object of type {type(obj).__module__}.{type(obj).__qualname__}"
+# --- Recognizing the Google shapes -------------------------------------------------------
+
+_ANSWER_STATES = frozenset({"STATE_UNSPECIFIED", "IN_PROGRESS", "FAILED", "SUCCEEDED", "STREAMING"})
+# Gemini's Candidate.FinishReason names (google.ai.generativelanguage v1beta, Vertex AI).
+_FINISH_REASONS = frozenset({
+    "FINISH_REASON_UNSPECIFIED", "STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "LANGUAGE",
+    "OTHER", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "MALFORMED_FUNCTION_CALL",
+    "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "IMAGE_OTHER",
+    "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS", "NO_IMAGE", "MISSING_THOUGHT_SIGNATURE",
+})  # fmt: skip
+_REFERENCE_KINDS = ("chunk_info", "unstructured_document_info", "structured_document_info")
+
+
+def _is_gemini_response(obj: object) -> bool:
+    """``candidates`` holding a record, or (a blocked prompt) no candidates and a
+    ``promptFeedback`` with a ``blockReason``."""
+    candidates = get(obj, "candidates")
+    if is_list(candidates) and any(map(is_record, candidates)):
+        return True
+    blocked = get(get(obj, "prompt_feedback"), "block_reason") not in (None, "", 0)
+    return (candidates is None or (is_list(candidates) and not candidates)) and blocked
+
+
+def _is_candidate(obj: object) -> bool:
+    """A Gemini candidate: ``content.parts`` a list, grounding or citation metadata, or
+    (a blocked candidate) a finish reason with an empty or absent ``content``."""
+    if not is_record(obj):
+        return False
+    content = get(obj, "content")
+    if content is not None:
+        if not is_record(content):
+            return False  # Anthropic's content list, a string
+        parts = get(content, "parts")
+        if parts is not None:
+            return is_list(parts)
+    if any(is_record(get(obj, n)) for n in ("grounding_metadata", "citation_metadata")):
+        return True
+    if any(get(obj, n) is not None for n in ("message", "choices", "output")):
+        return False  # another vendor's response with a finish reason
+    reason = get(obj, "finish_reason")
+    if isinstance(reason, str):
+        return getattr(reason, "value", reason) in _FINISH_REASONS
+    return isinstance(reason, int) and not isinstance(reason, bool) and reason > 0
+
+
+def _is_grounding_metadata(obj: object) -> bool:
+    names = ("grounding_supports", "grounding_chunks", "web_search_queries", "retrieval_queries")
+    if not lists_or_absent(obj, *names):
+        return False
+    return any(nonempty_list(obj, n) for n in names) or is_record(get(obj, "search_entry_point"))
+
+
+_CITATION_FIELDS = ("start_index", "end_index", "uri", "title", "license", "publication_date")
+
+
+def _is_citation_metadata(obj: object) -> bool:
+    for name in ("citation_sources", "citations"):
+        cited = get(obj, name)
+        if (
+            is_list(cited)
+            and cited
+            and all(
+                is_record(c)
+                and get(c, "sources") is None
+                and any(get(c, f) is not None for f in _CITATION_FIELDS)
+                for c in cited
+            )
+        ):
+            return True
+    return False
+
+
+def _is_answer(obj: object) -> bool:
+    if not is_record(obj):
+        return False
+    if string(obj, "answer_text") is not None or nonempty_list(obj, "answer_skipped_reasons"):
+        return True
+    for name in ("citations", "grounding_supports"):
+        for item in items(obj, name):
+            if any(get(s, "reference_id") is not None for s in items(item, "sources")):
+                return True
+    for reference in items(obj, "references"):
+        if any(get(reference, n) is not None for n in _REFERENCE_KINDS):
+            return True
+    return string(obj, "state") in _ANSWER_STATES and string(obj, "name") is not None
+
+
+def _is_answer_query_response(obj: object) -> bool:
+    return _is_answer(unwrap(get(obj, "answer")))
+
+
+# --- Reading the Google shapes -----------------------------------------------------------
+
+
+def _read_gemini_response(obj: object, candidate: int) -> RawAnswer:
+    candidates = items(obj, "candidates")
+    if not candidates and is_record(get(obj, "prompt_feedback")):
+        raw = RawAnswer("candidate", "")  # the prompt was blocked: no candidate at all
+        raw.finish_reason = enum_name(get(obj, "prompt_feedback"), "block_reason")
+        return raw
+    if not 0 <= candidate < len(candidates):
+        raise UnsupportedInputError(
+            f"the response has {len(candidates)} candidates; candidate={candidate} is out of range"
+        )
+    chosen = unwrap(candidates[candidate])
+    if not _is_candidate(chosen):
+        raise unsupported(chosen, f" (candidates[{candidate}] of a Gemini response)")
+    return _read_candidate(chosen, f"candidates[{candidate}].")
+
+
+def _read_answer_query_response(obj: object, candidate: int) -> RawAnswer:
+    answer = unwrap(get(obj, "answer"))
+    if answer is None:
+        raise unsupported(obj, " (an answer response without its answer)")
+    return _read_answer(answer, "answer.")
+
+
+def _read_bare_answer(obj: object, candidate: int) -> RawAnswer:
+    return _read_answer(obj, "")
+
+
+def _read_bare_candidate(obj: object, candidate: int) -> RawAnswer:
+    return _read_candidate(obj, "")
+
+
+def _read_bare_grounding_metadata(obj: object, candidate: int) -> RawAnswer:
+    raw = RawAnswer("grounding_metadata", "")
+    _read_grounding_metadata(obj, "", raw)
+    return raw
+
+
+def _read_bare_citation_metadata(obj: object, candidate: int) -> RawAnswer:
+    raw = RawAnswer("citation_metadata", "")
+    _read_citation_metadata(obj, "", raw)
+    return raw
 
 
 # --- Discovery Engine Answer ----------------------------------------------------------
@@ -247,6 +303,7 @@ def _read_answer(answer: object, prefix: str) -> RawAnswer:
     text = get(answer, "answer_text")
     raw = RawAnswer("answer", prefix, text=text if isinstance(text, str) else None)
     raw.source_kind = "references"
+    raw.skipped_reasons = enum_names(answer, "answer_skipped_reasons")
     for i, reference in enumerate(items(answer, "references")):
         raw.sources.append((f"{prefix}references[{i}]", _reference_source(reference, i)))
     kinds: tuple[tuple[str, CitationKind], ...] = (
@@ -272,7 +329,7 @@ def _reference_source(reference: object, index: int) -> Source:
     chunk = get(reference, "chunk_info")
     if chunk is not None:
         meta = get(chunk, "document_metadata")
-        return _titled(
+        return titled(
             meta,
             ident,
             "chunk",
@@ -280,7 +337,7 @@ def _reference_source(reference: object, index: int) -> Source:
             chunk=text_or_none(get(chunk, "chunk")),
             page=text_or_none(get(meta, "page_identifier")),
             text=text_or_none(get(chunk, "content")),
-            score=_float_or_none(get(chunk, "relevance_score")),
+            score=float_or_none(get(chunk, "relevance_score")),
         )
     info = get(reference, "unstructured_document_info")
     if info is not None:
@@ -288,11 +345,9 @@ def _reference_source(reference: object, index: int) -> Source:
         texts = [t for t in (text_or_none(get(c, "content")) for c in contents) if t]
         pages = [p for p in (text_or_none(get(c, "page_identifier")) for c in contents) if p]
         scores = [
-            s
-            for s in (_float_or_none(get(c, "relevance_score")) for c in contents)
-            if s is not None
+            s for s in (float_or_none(get(c, "relevance_score")) for c in contents) if s is not None
         ]
-        return _titled(
+        return titled(
             info,
             ident,
             "unstructured_document",
@@ -303,7 +358,7 @@ def _reference_source(reference: object, index: int) -> Source:
         )
     info = get(reference, "structured_document_info")
     if info is not None:
-        return _titled(
+        return titled(
             info,
             ident,
             "structured_document",
@@ -316,25 +371,33 @@ def _reference_source(reference: object, index: int) -> Source:
 
 
 def _read_grounding_metadata(meta: object, prefix: str, raw: RawAnswer) -> None:
+    entry = get(meta, "search_entry_point")
+    raw.search = SearchInfo(
+        queries=_strings(meta, "web_search_queries"),
+        rendered_content=text_or_none(get(entry, "rendered_content")),
+        retrieval_queries=_strings(meta, "retrieval_queries"),
+        url_statuses=raw.search.url_statuses,
+    )
     raw.source_kind = "chunks"
     for i, chunk in enumerate(items(meta, "grounding_chunks")):
         raw.sources.append((f"{prefix}grounding_chunks[{i}]", _chunk_source(chunk, i)))
     for i, support in enumerate(items(meta, "grounding_supports")):
         path = f"{prefix}grounding_supports[{i}]"
-        segment = get(support, "segment")
-        span = RawSpan(
-            path,
-            f"{path}.segment",
-            get(segment, "start_index"),
-            get(segment, "end_index"),
-            "support",
-            part=get(segment, "part_index"),
-            part_relative=True,
-            segment_text=get(segment, "text"),
+        segment, indices, scores = fields(
+            support, "segment", "grounding_chunk_indices", "confidence_scores"
         )
-        for j, index in enumerate(items(support, "grounding_chunk_indices")):
-            span.refs.append(RawRef(f"{path}.grounding_chunk_indices[{j}]", index, "chunk_index"))
-        span.source_scores = items(support, "confidence_scores")
+        start, end, part, text = fields(segment, "start_index", "end_index", "part_index", "text")
+        span = RawSpan(
+            path, f"{path}.segment", start, end, "support", part=part, part_relative=True,
+            segment_text=text,
+        )  # fmt: skip
+        if type(indices) is not list:
+            indices = items(support, "grounding_chunk_indices")
+        span.refs = [
+            RawRef(f"{path}.grounding_chunk_indices[{j}]", index, "chunk_index")
+            for j, index in enumerate(indices)
+        ]
+        span.source_scores = scores if type(scores) is list else items(support, "confidence_scores")
         raw.spans.append(span)
 
 
@@ -342,7 +405,7 @@ def _chunk_source(chunk: object, index: int) -> Source:
     ident = str(index)
     web = get(chunk, "web")
     if web is not None:
-        return _titled(
+        return titled(
             web,
             ident,
             "web",
@@ -351,23 +414,51 @@ def _chunk_source(chunk: object, index: int) -> Source:
     context = get(chunk, "retrieved_context")
     if context is not None:
         page = get(context, "page_number")
-        return _titled(
+        return titled(
             context,
             ident,
             "retrieved_context",
             document=text_or_none(get(context, "document_name")),
             page=str(page) if isinstance(page, (int, str)) and page != "" else None,
             text=text_or_none(get(context, "text")),
+            file_search_store=text_or_none(get(context, "file_search_store")),
+            custom_metadata=_custom_metadata(context),
         )
     maps = get(chunk, "maps")
     if maps is not None:
-        return _titled(
+        return titled(
             maps,
             ident,
             "maps",
             text=text_or_none(get(maps, "text")),
+            place_id=text_or_none(get(maps, "place_id")),
         )
     return Source(id=ident, kind="other")
+
+
+def _custom_metadata(obj: object) -> tuple[tuple[str, str], ...]:
+    """File Search ``customMetadata`` entries as ``(key, value)`` strings."""
+    out = []
+    for entry in items(obj, "custom_metadata"):
+        key = text_or_none(get(entry, "key"))
+        if key is None:
+            continue
+        value: object = get(entry, "string_value")
+        if value is None and get(entry, "numeric_value") is not None:
+            value = get(entry, "numeric_value")
+        if value is None:
+            values = items(get(entry, "string_list_value"), "values")
+            value = ", ".join(v for v in values if isinstance(v, str)) if values else None
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        out.append((key, str(value)))
+    return tuple(out)
+
+
+def _strings(obj: object, name: str) -> tuple[str, ...]:
+    return tuple(v for v in items(obj, name) if isinstance(v, str) and v)
 
 
 # --- CitationMetadata (v1beta3, Gemini, Vertex) -------------------------------------
@@ -378,7 +469,7 @@ def _read_citation_metadata(meta: object, prefix: str, raw: RawAnswer) -> None:
     for i, item in enumerate(items(meta, name)):
         path = f"{prefix}{name}[{i}]"
         span = RawSpan(path, path, get(item, "start_index"), get(item, "end_index"), "citation")
-        span.inline_source = _titled(
+        span.inline_source = titled(
             item,
             str(i),
             "citation_source",
@@ -415,6 +506,17 @@ def _read_candidate(candidate: object, prefix: str) -> RawAnswer:
     meta = get(candidate, "grounding_metadata")
     if meta is not None:
         _read_grounding_metadata(unwrap(meta), f"{prefix}grounding_metadata.", raw)
+    raw.finish_reason = enum_name(candidate, "finish_reason")
+    statuses = []
+    for entry in items(get(candidate, "url_context_metadata"), "url_metadata"):
+        url = text_or_none(get(entry, "retrieved_url"))
+        if url is not None:
+            statuses.append(UrlStatus(url, enum_name(entry, "url_retrieval_status") or ""))
+    if statuses:
+        raw.search = SearchInfo(
+            raw.search.queries, raw.search.rendered_content, raw.search.retrieval_queries,
+            tuple(statuses),
+        )  # fmt: skip
     citations = get(candidate, "citation_metadata")
     if citations is not None:
         cited = RawAnswer("citation_metadata", "")
@@ -429,10 +531,44 @@ def _parts(parts: Sequence[object]) -> Iterator[RawPart]:
         yield RawPart(i, text if isinstance(text, str) else None, get(part, "thought") is True)
 
 
-def _float_or_none(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        return float(value)
-    except OverflowError:  # an int too large for a float
-        return math.inf if value > 0 else -math.inf
+# --- The readers, in the order they are tried -------------------------------------------
+
+
+def _keys(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+READERS: tuple[Reader, ...] = (
+    Reader("gemini_response", _is_gemini_response, _read_gemini_response,
+           _keys("candidates", "prompt_feedback")),
+    Reader("answer_query_response", _is_answer_query_response, _read_answer_query_response,
+           _keys("answer")),
+    Reader("answer", _is_answer, _read_bare_answer,
+           _keys("answer_text", "answer_skipped_reasons", "citations", "grounding_supports",
+                 "references", "state")),
+    Reader("search_response", search.is_search_response, search.read_search_response,
+           _keys("summary")),
+    Reader("search_summary", search.is_summary, search.read_summary,
+           _keys("summary_text", "summary_with_metadata", "summary_skipped_reasons",
+                 "safety_attributes")),
+    Reader("summary_with_metadata", search.is_summary_with_metadata,
+           search.read_summary_with_metadata, _keys("summary")),
+    Reader("openai_response", openai.is_response, openai.read_response, _keys("output")),
+    Reader("openai_chat_completion", openai.is_chat_completion, openai.read_chat_completion,
+           _keys("choices")),
+    Reader("anthropic_message", anthropic.is_message, anthropic.read_message,
+           _keys("content")),
+    Reader("cohere_chat", cohere.is_chat, cohere.read_chat, _keys("message")),
+    Reader("bedrock_retrieve_and_generate", bedrock.is_retrieve_and_generate,
+           bedrock.read_retrieve_and_generate, _keys("output")),
+    Reader("gemini_candidate", _is_candidate, _read_bare_candidate,
+           _keys("content", "grounding_metadata", "citation_metadata", "finish_reason")),
+    Reader("grounding_metadata", _is_grounding_metadata, _read_bare_grounding_metadata,
+           _keys("grounding_supports", "grounding_chunks", "web_search_queries",
+                 "retrieval_queries", "search_entry_point")),
+    Reader("citation_metadata", _is_citation_metadata, _read_bare_citation_metadata,
+           _keys("citation_sources", "citations")),
+)  # fmt: skip
+"""Every reader; the first whose ``matches`` accepts an input reads it."""
+
+_BY_SHAPE: dict[InputShape, Reader] = {r.shape: r for r in READERS}

@@ -20,6 +20,7 @@ SourceKind = Literal[
     "unstructured_document",  # Answer.Reference.unstructured_document_info
     "structured_document",  # Answer.Reference.structured_document_info
     "citation_source",  # CitationMetadata's CitationSource / Gemini Citation
+    "document",  # another vendor's document or file (Anthropic, OpenAI, Cohere, Bedrock)
     "other",
 ]
 CitationKind = Literal["citation", "support"]
@@ -226,8 +227,11 @@ class Grounded:
     order of first use, and :attr:`uncited_sources` the rest. ``problems`` records every
     span that was repaired or skipped (and, for streams, what was incomplete); nothing
     is moved or dropped without one. ``shape`` names what was read (``"gemini_response"``,
-    ``"answer"``, …); ``search`` holds the search queries and Search Suggestions;
-    ``finish_reason`` the candidate's, where the input has one.
+    ``"answer"``, …, one of ``citations.SHAPES``); ``search`` holds the search queries
+    and Search Suggestions; ``finish_reason`` the candidate's, where the input has one.
+    ``skipped_reasons`` says why the vendor gave no (or no full) answer
+    (``answerSkippedReasons``, ``summarySkippedReasons``), ``safety`` the
+    ``(category, score)`` safety attributes of a search summary.
     """
 
     text: str | None
@@ -237,6 +241,8 @@ class Grounded:
     shape: str = ""
     search: SearchInfo = field(default_factory=SearchInfo)
     finish_reason: str | None = None
+    skipped_reasons: tuple[str, ...] = ()
+    safety: tuple[tuple[str, float | None], ...] = ()
 
     @property
     def sources(self) -> list[Source]:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Final, Literal
 
 from grounding_protos._exceptions import ArgumentTypeError, ArgumentValueError, OffsetError
-from grounding_protos._model import Citation, Source
+from grounding_protos._model import Citation, SearchInfo, Source
 from grounding_protos._offsets import SpanSnap, TextIndex
 
 RenderStyle = Literal["markdown", "html", "plain"]
@@ -74,10 +74,12 @@ class _Plan:
         keys = [e * width + s for s, e in zip(starts, ends, strict=True)]
         cited = [i for i, c in enumerate(cites) if c.sources]
         cited.sort(key=keys.__getitem__)
-        # Sources are numbered by equality; id() spares hashing every field of a
-        # Source met again (the citations hold every source alive meanwhile).
-        numbering: dict[Source, int] = {}
+        # Sources are numbered by Source.key (chunks of one document, or one URI,
+        # share a number); id() spares computing the key of a Source met again (the
+        # citations hold every source alive meanwhile).
+        numbering: dict[object, int] = {}
         number_of: dict[int, int] = {}
+        firsts: list[Source] = []
         groups: dict[int, set[int]] = {}
         for i in cited:
             end = ends[i]
@@ -87,16 +89,18 @@ class _Plan:
             for source in cites[i].sources:
                 n = number_of.get(id(source))
                 if n is None:
-                    n = numbering.get(source)
+                    key = source.key
+                    n = numbering.get(key)
                     if n is None:
-                        n = numbering[source] = len(numbering) + 1
+                        n = numbering[key] = len(numbering) + 1
+                        firsts.append(source)
                     number_of[id(source)] = n
                 group.add(n)
         self.cites = cites
         self.starts = starts
         self.ends = ends
         self.number_of = number_of
-        self.sources = list(numbering)  # number n is self.sources[n - 1]
+        self.sources = firsts  # number n is self.sources[n - 1]
         # dicts keep insertion order, and ends were met in ascending order
         self.positions = list(groups)  # where markers go, ascending
         self.groups = list(map(sorted, groups.values()))  # their numbers, ascending
@@ -179,7 +183,7 @@ def render(
     ``citations[i]``). ``snap`` (``"floor"``, ``"ceil"``, ``"outward"``) and ``clamp``
     allow leniency as in :meth:`TextIndex.to_char_span`.
 
-    >>> from grounding_protos._model import Citation, Source
+    >>> from grounding_protos._model import Citation, SearchInfo, Source
     >>> dom, wiki = Source(uri="https://dom.example", title="Dom"), Source(title="Wiki")
     >>> text = "Der Kölner Dom ist 157 m hoch. Er ist gotisch."
     >>> cites = [Citation(0, 31, None, None, None, (dom,)),
@@ -241,6 +245,7 @@ def number_sources(
     text: str,
     citations: Iterable[Citation],
     *,
+    uncited: Iterable[Source] = (),
     snap: SpanSnap | None = None,
     clamp: bool = False,
 ) -> list[tuple[int, Source]]:
@@ -248,16 +253,31 @@ def number_sources(
 
     A source is numbered where its first marker is met in the text: citations are
     taken by end, then start, then input order, and each one's sources in their
-    order. Sources are the same when they are equal (dataclass equality).
+    order. Sources are one entry when their :attr:`Source.key` is equal: the same
+    document (chunks of it), else the same URI, else equal sources. ``uncited``
+    sources (``Grounded.uncited_sources``) follow, numbered on, minus any already
+    numbered.
 
-    >>> from grounding_protos._model import Citation, Source
+    >>> from grounding_protos._model import Citation, SearchInfo, Source
     >>> a, b = Source(title="A"), Source(title="B")
     >>> cites = [Citation(9, 15, None, None, None, (a,)), Citation(0, 3, None, None, None, (b, a))]
     >>> [(n, s.title) for n, s in number_sources("日本語です", cites)]
     [(1, 'B'), (2, 'A')]
     """
     plan = _Plan(text, citations, snap, clamp)
-    return list(enumerate(plan.sources, 1))
+    return list(enumerate(plan.sources + _rest(plan.sources, uncited), 1))
+
+
+def _rest(numbered: list[Source], uncited: Iterable[Source]) -> list[Source]:
+    """The uncited sources not already numbered, one per key, in order."""
+    seen = {s.key for s in numbered}
+    out = []
+    for source in uncited:
+        key = source.key
+        if key not in seen:
+            seen.add(key)
+            out.append(source)
+    return out
 
 
 def source_list(
@@ -265,6 +285,7 @@ def source_list(
     citations: Iterable[Citation],
     style: ListStyle = "markdown",
     *,
+    uncited: Iterable[Source] = (),
     snap: SpanSnap | None = None,
     clamp: bool = False,
     id_prefix: str = _DEFAULT_ID_PREFIX,
@@ -273,7 +294,9 @@ def source_list(
     """The numbered list of the sources :func:`render` cites, to show below the text.
 
     One line per source, numbered as :func:`render` numbers them (no trailing newline;
-    ``""`` when nothing is cited):
+    ``""`` when there is no source). ``uncited`` sources (``Grounded.uncited_sources``:
+    declared by the response, cited by no span) follow the cited ones, numbered on and
+    marked "(not cited)":
 
     - ``"markdown"``: a bullet list ``- [1] [Title](<https://…>)``, titles escaped;
       with ``footnotes=True``, GFM footnote definitions ``[^1]: [Title](<https://…>)``
@@ -286,7 +309,7 @@ def source_list(
     ``data:``) is shown as escaped text. A source without a title shows its label
     (:attr:`Source.label`).
 
-    >>> from grounding_protos._model import Citation, Source
+    >>> from grounding_protos._model import Citation, SearchInfo, Source
     >>> a = Source(uri="https://a.example/dom", title="Der Dom [Köln]")
     >>> b = Source(uri="javascript:alert(1)", title="Trap")
     >>> cites = [Citation(0, 3, None, None, None, (a, b))]
@@ -302,16 +325,60 @@ def source_list(
     if footnotes and style != "markdown":
         raise ArgumentValueError("footnotes=True needs style='markdown'")
     plan = _Plan(text, citations, snap, clamp)
-    numbered = list(enumerate(plan.sources, 1))
+    cited = len(plan.sources)
+    numbered = list(enumerate(plan.sources + _rest(plan.sources, uncited), 1))
     if not numbered:
         return ""
     if style == "markdown":
         entry = _footnote_entry if footnotes else _markdown_entry
-        return "\n".join(entry(n, s) for n, s in numbered)
-    if style == "plain":
-        return "\n".join(_plain_entry(n, s) for n, s in numbered)
-    entries = "\n".join(_html_entry(n, s, id_prefix) for n, s in numbered)
-    return f'<ol class="gp-sources">\n{entries}\n</ol>'
+        lines = [entry(n, s) for n, s in numbered]
+    elif style == "plain":
+        lines = [_plain_entry(n, s) for n, s in numbered]
+    else:
+        lines = [_html_entry(n, s, id_prefix, n > cited) for n, s in numbered]
+        return '<ol class="gp-sources">\n' + "\n".join(lines) + "\n</ol>"
+    for i in range(cited, len(lines)):
+        lines[i] += " (not cited)"
+    return "\n".join(lines)
+
+
+def search_notes(search: SearchInfo, style: ListStyle = "markdown") -> str:
+    """The search queries of a response, to show under its sources (``""`` when none).
+
+    Lists ``queries`` (web search) and ``retrieval_queries``, and URL-context
+    retrievals that failed. The Search Suggestions chip (``rendered_content``) is HTML
+    that only the HTML view shows (in a sandboxed frame).
+
+    >>> from grounding_protos._model import SearchInfo
+    >>> print(search_notes(SearchInfo(queries=("Köln Dom Höhe", "Dom *Bauzeit*"))))
+    Search queries: Köln Dom Höhe; Dom \\*Bauzeit\\*
+    """
+    if style not in _STYLES:
+        raise ArgumentValueError(f"style must be 'markdown', 'html' or 'plain', not {style!r}")
+    rows = [
+        ("Search queries", search.queries),
+        ("Retrieval queries", search.retrieval_queries),
+        (
+            "URLs not retrieved",
+            tuple(
+                f"{u.url} ({u.status})"
+                for u in search.url_statuses
+                if u.status not in ("", "URL_RETRIEVAL_STATUS_SUCCESS")
+            ),
+        ),
+    ]
+    lines = []
+    for name, values in rows:
+        if not values:
+            continue
+        if style == "html":
+            entries = "".join(f"<li>{_html_escape(_one_line(v))}</li>" for v in values)
+            lines.append(f'<p class="gp-queries">{name}:</p><ul class="gp-queries">{entries}</ul>')
+        elif style == "markdown":
+            lines.append(f"{name}: " + "; ".join(_md_text(v) for v in values))
+        else:
+            lines.append(f"{name}: " + "; ".join(_one_line(v) for v in values))
+    return "\n".join(lines)
 
 
 # --- Assembly ---------------------------------------------------------------------------
@@ -454,11 +521,13 @@ def _footnote_entry(n: int, source: Source) -> str:
     return f"[^{n}]:" + _markdown_entry(n, source).removeprefix(f"- [{n}]")
 
 
-def _html_entry(n: int, source: Source, id_prefix: str) -> str:
+def _html_entry(n: int, source: Source, id_prefix: str, uncited: bool = False) -> str:
     label = _html_escape(source.label)
     if source.uri and _LINKABLE.match(source.uri):
         body = f'<a href="{_attr(source.uri)}">{label}</a>'
     else:
         uri = _shown_uri(source)
         body = f"{label} — {_html_escape(uri)}" if uri else label
+    if uncited:
+        return f'<li id="{_attr(id_prefix)}{n}" class="gp-uncited">{body} (not cited)</li>'
     return f'<li id="{_attr(id_prefix)}{n}">{body}</li>'

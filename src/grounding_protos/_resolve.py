@@ -11,16 +11,22 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import NoReturn
+from typing import Literal, NoReturn
 
 from grounding_protos._exceptions import (
     CitationError,
     OffsetError,
     TextEncodingError,
 )
-from grounding_protos._inputs import RawAnswer, RawRef, RawSpan
 from grounding_protos._model import Citation, Problem, Source
-from grounding_protos._offsets import PartMap, Snap, SpanSnap, TextIndex, shown
+from grounding_protos._offsets import PartMap, Snap, SpanSnap, TextIndex, Unit, shown
+from grounding_protos._raw import RawAnswer, RawRef, RawSpan
+
+Mode = Literal["strict", "repair", "skip", "collect"]
+_NOUNS = {"byte": "byte offset", "char": "character offset", "utf16": "UTF-16 offset"}
+_PLURALS = {"byte": "bytes", "char": "characters", "utf16": "UTF-16 units"}
+REPAIR_WINDOW = 128
+"""How far (in characters, either side) a span is looked for on its own text."""
 
 # Problems after which a citation cannot be built: extract raises them.
 FATAL = frozenset(
@@ -36,9 +42,12 @@ FATAL = frozenset(
         "reference-id-out-of-range",
         "chunk-index-not-a-number",
         "chunk-index-out-of-range",
+        "segment-text-mismatch",
     }
 )
 _INTEGER = re.compile(r"-?[0-9]+")
+# Problems of the whole answer, which no span policy can skip.
+_WHOLE_ANSWER = frozenset({"text-conflict", "text-not-utf8"})
 _OFFSET_CODES = frozenset({"offset-out-of-range", "offset-inverted", "offset-splits-character"})
 
 
@@ -60,18 +69,28 @@ class Resolution:
 
 
 class _Resolver:
-    def __init__(self, raw: RawAnswer, collect: bool, snap: SpanSnap | None, clamp: bool):
+    def __init__(self, raw: RawAnswer, mode: Mode, snap: SpanSnap | None, clamp: bool):
         self.raw = raw
-        self.collect = collect
+        self.mode = mode
         self.snap = snap
         self.clamp = clamp
         self.problems: list[Problem] = []
+        self.extents: dict[tuple[int, int], tuple[int, int]] = {}  # part chars -> unit bounds
+        self.table = [source for _, source in raw.sources]
+        self.hints: dict[int, tuple[int, int]] = {}  # id(span) -> its characters, checked
 
     def report(self, code: str, message: str, path: str) -> None:
+        """A problem of one span: raised, recorded as a skip, or collected, by the mode."""
         problem = Problem(code, message, path)
-        if code in FATAL and not self.collect:
-            raise _Stop(problem)
-        self.problems.append(problem)
+        if self.mode == "collect":
+            self.problems.append(problem)
+        elif code in FATAL or self.mode == "strict":
+            if self.mode == "skip" and code not in _WHOLE_ANSWER:
+                self.problems.append(
+                    Problem(code, f"{message}; the span was left out (errors='skip')", path)
+                )
+            else:
+                raise _Stop(problem)
 
     # --- values -------------------------------------------------------------------
 
@@ -135,19 +154,25 @@ class _Resolver:
         self, span: RawSpan, index: TextIndex | None, parts: PartMap | None
     ) -> Citation | None:
         o = span.offsets_path
-        start = self.integer(span.start, f"{o}.start_index")
-        end = self.integer(span.end, f"{o}.end_index")
-        part = self.integer(span.part, f"{o}.part_index", default=None)
+        # ints (and absent values) are the common case: checked without a call
+        start = span.start
+        if type(start) is not int:
+            start = self.integer(start, f"{o}.start_index")
+        end = span.end
+        if type(end) is not int:
+            end = self.integer(end, f"{o}.end_index")
+        part = span.part
+        if part is not None and type(part) is not int:
+            part = self.integer(part, f"{o}.part_index", default=None)
         sources = self.sources(span)
-        score = self.score(span.score)
-        source_scores = tuple(s for s in map(self.score, span.source_scores) if s is not None)
+        score = None if span.score is None else self.score(span.score)
+        scores = span.source_scores
+        source_scores: tuple[float, ...] = (
+            tuple(scores)  # type: ignore[arg-type]
+            if all(type(s) is float and 0.0 <= s <= 1.0 for s in scores)
+            else tuple(s for s in map(self.score, scores) if s is not None)
+        )
         if start is None or end is None or sources is None:
-            return None
-        if start > end:
-            self.report(
-                "offset-inverted", f"start_index {shown(start)} is after end_index {shown(end)}",
-                f"{o}.end_index",
-            )  # fmt: skip
             return None
         char_start = char_end = None
         cited: str | None = span.segment_text if isinstance(span.segment_text, str) else None
@@ -157,13 +182,12 @@ class _Resolver:
                 return None
             start, end, char_start, char_end = located
             cited = index.text[char_start:char_end]
-            if isinstance(span.segment_text, str) and span.segment_text != cited:
-                self.report(
-                    "segment-text-mismatch",
-                    f"segment text {_short(span.segment_text)} differs from the text at bytes "
-                    f"{start}..{end}, {_short(cited)}",
-                    f"{o}.text",
-                )
+        elif start > end:
+            self.report(
+                "offset-inverted", f"start_index {shown(start)} is after end_index {shown(end)}",
+                f"{o}.end_index",
+            )  # fmt: skip
+            return None
         elif start < 0:  # out of range whatever the text
             if not self.clamp:
                 self.report(
@@ -195,26 +219,75 @@ class _Resolver:
         index: TextIndex,
         parts: PartMap | None,
     ) -> tuple[int, int, int, int] | None:
-        """Joined-text byte and char offsets of a part-relative span, checked."""
+        """Joined-text byte and char offsets of a span, checked against its own text and,
+        where they disagree, re-anchored on it (by the mode)."""
         o = span.offsets_path
-        base, limit, where = 0, index.byte_length, ""
+        unit = self.raw.unit
+        first, last, where = 0, index.char_length, ""
         if span.part_relative and (part not in (None, 0) or parts is not None):
             bounds = self.part_bounds(part or 0, parts, index, f"{o}.part_index")
             if bounds is None:
                 return None
-            (base, stop), where = bounds, f" of part {part or 0}" if parts else ""
-            limit = stop - base
+            (first, last), where = bounds, f" of part {part or 0}" if parts else ""
+        hint = self.hints.get(id(span)) if not first and last == index.char_length else None
+        placed = hint or self.place(span, start, end, first, last, where, index)
+        wanted = span.segment_text if isinstance(span.segment_text, str) else None
+        if type(placed) is tuple and (wanted is None or index.text[slice(*placed)] == wanted):
+            char_start, char_end = placed
+            if unit == "byte" and self.snap is None and not self.clamp:  # already exact
+                origin = self.extent(first, last, index)[0]
+                return origin + start, origin + end, char_start, char_end
+            return index.to_byte(char_start), index.to_byte(char_end), char_start, char_end
+        problem = placed if isinstance(placed, Problem) else self.mismatch(span, placed, index)
+        if self.mode == "strict" or wanted is None:
+            self.report(problem.code, problem.message, problem.path)
+            return None
+        origin = self.extent(first, last, index)[0]
+        found = _reanchor(wanted, origin + start, origin + end, first, last, unit, index)
+        if isinstance(found, str):  # not repairable
+            self.report(problem.code, f"{problem.message} (not repairable: {found})", problem.path)
+            return None
+        char_start, char_end = found
+        new_start = index.convert(char_start, "char", unit) - origin
+        new_end = index.convert(char_end, "char", unit) - origin
+        names = _PLURALS[unit]
+        drift = Problem(
+            "offset-drift",
+            (f"re-anchored from {names} {start}..{end} to {new_start}..{new_end}{where} "
+             f"on its segment.text {_short(wanted)}")
+            if self.mode != "collect"
+            else (f"offsets {start}..{end}{where} disagree with its segment.text "
+                  f"{_short(wanted)}, which is at {new_start}..{new_end}: repairable"),
+            f"{o}.start_index",
+        )  # fmt: skip
+        self.problems.append(drift)
+        return index.to_byte(char_start), index.to_byte(char_end), char_start, char_end
+
+    def place(
+        self, span: RawSpan, start: int, end: int, first: int, last: int, where: str,
+        index: TextIndex,
+    ) -> tuple[int, int] | Problem:  # fmt: skip
+        """The character span of offsets ``start..end`` (in the input's unit) within the
+        characters ``first..last`` of the text, or the problem that prevents it."""
+        unit = self.raw.unit
+        origin, limit = self.extent(first, last, index)
         if self.clamp:
             start, end = min(max(start, 0), limit), min(max(end, 0), limit)
+        o = span.offsets_path
         for name, value in (("start_index", start), ("end_index", end)):
             if not 0 <= value <= limit:
-                self.report(
+                return Problem(
                     "offset-out-of-range",
-                    f"byte offset {shown(value)} is out of range: "
-                    f"the text{where} has {limit} bytes",
+                    f"{_NOUNS[unit]} {shown(value)} is out of range: the text{where} has "
+                    f"{limit} {_PLURALS[unit]}",
                     f"{o}.{name}",
                 )
-                return None
+        if start > end:
+            return Problem(
+                "offset-inverted",
+                f"start_index {shown(start)} is after end_index {shown(end)}",
+                f"{o}.end_index",
+            )
         start_snap: Snap | None
         end_snap: Snap | None
         if self.snap == "outward":
@@ -224,17 +297,45 @@ class _Resolver:
         chars = []
         for name, value, snap in (("start_index", start, start_snap), ("end_index", end, end_snap)):
             try:
-                chars.append(index.to_char(base + value, snap=snap))
+                if unit == "byte":
+                    chars.append(index.to_char(origin + value, snap=snap))
+                else:
+                    chars.append(index.convert(origin + value, unit, "char", snap=snap))
             except OffsetError:
-                self.report("offset-splits-character", _split(index, base, value, where),
-                            f"{o}.{name}")  # fmt: skip
-                return None
-        char_start, char_end = chars
-        return index.to_byte(char_start), index.to_byte(char_end), char_start, char_end
+                return Problem(
+                    "offset-splits-character", _split(index, origin, value, where, unit),
+                    f"{o}.{name}",
+                )  # fmt: skip
+        return chars[0], chars[1]
+
+    def extent(self, first: int, last: int, index: TextIndex) -> tuple[int, int]:
+        """Where the characters ``first..last`` start, and how long they are, in the
+        input's unit (computed once per part)."""
+        extent = self.extents.get((first, last))
+        if extent is None:
+            unit = self.raw.unit
+            origin = index.convert(first, "char", unit) if first else 0
+            if last == index.char_length:
+                end = index.length(unit)
+            else:
+                end = index.convert(last, "char", unit)
+            extent = self.extents[(first, last)] = (origin, end - origin)
+        return extent
+
+    def mismatch(self, span: RawSpan, placed: tuple[int, int], index: TextIndex) -> Problem:
+        cited = index.text[slice(*placed)]
+        a, b = index.to_byte(placed[0]), index.to_byte(placed[1])
+        return Problem(
+            "segment-text-mismatch",
+            f"segment text {_short(str(span.segment_text))} differs from the text at bytes "
+            f"{a}..{b}, {_short(cited)}",
+            f"{span.offsets_path}.text",
+        )
 
     def part_bounds(
         self, part: int, parts: PartMap | None, index: TextIndex, path: str
     ) -> tuple[int, int] | None:
+        """The character bounds of text part ``part`` in the joined text."""
         raw_parts = self.raw.parts or []
         text_parts = [p for p in raw_parts if p.text is not None and not p.thought]
         position = next((k for k, p in enumerate(text_parts) if p.index == part), None)
@@ -252,23 +353,28 @@ class _Resolver:
             )
             return None
         if parts is None:
-            return 0, index.byte_length
-        return parts.bounds(position)
+            return 0, index.char_length
+        return parts.bounds(position, "char")
 
     # --- sources ------------------------------------------------------------------
 
     def sources(self, span: RawSpan) -> tuple[Source, ...] | None:
         if span.inline_source is not None:
             return (span.inline_source,)
-        table = self.raw.sources
+        table = self.table
+        size = len(table)
         out: list[Source] = []
         ok = True
         for ref in span.refs:
-            number = self.reference(ref, len(table))
+            value = ref.value
+            if type(value) is int and 0 <= value < size:  # the common case, checked
+                out.append(table[value])
+                continue
+            number = self.reference(ref, size)
             if number is None:
                 ok = False
             else:
-                out.append(table[number][1])
+                out.append(table[number])
         return tuple(out) if ok else None
 
     def reference(self, ref: RawRef, size: int) -> int | None:
@@ -298,18 +404,54 @@ class _Resolver:
         return number
 
 
+def _reanchor(
+    wanted: str, start: int, end: int, first: int, last: int, unit: Unit, index: TextIndex
+) -> tuple[int, int] | str:
+    """Where ``wanted`` is nearest the stated ``start..end`` (in ``unit``, of the whole
+    text) within ``REPAIR_WINDOW`` characters and the characters ``first..last``; the
+    reason it cannot be placed otherwise (absent, or two equally near occurrences)."""
+    if not wanted:
+        return "its segment.text is empty"
+    length = index.length(unit)
+    center = index.convert(min(max(start, 0), length), unit, "char", snap="floor")
+    lo = max(first, center - REPAIR_WINDOW)
+    hi = min(last, center + len(wanted) + REPAIR_WINDOW)
+    text = index.text
+    hits = []
+    at = text.find(wanted, lo, hi)
+    while at != -1:
+        hits.append(at)
+        at = text.find(wanted, at + 1, hi)
+    if not hits:
+        return f"its segment.text is not within {REPAIR_WINDOW} characters of the offsets"
+
+    def distance(char: int) -> int:
+        return abs(index.convert(char, "char", unit) - start) + abs(
+            index.convert(char + len(wanted), "char", unit) - end
+        )
+
+    ranked = sorted(hits, key=distance)
+    if len(ranked) > 1 and distance(ranked[0]) == distance(ranked[1]):
+        return (
+            f"its segment.text occurs at characters {min(ranked[:2])} and {max(ranked[:2])}, "
+            "equally near the offsets"
+        )
+    return ranked[0], ranked[0] + len(wanted)
+
+
 def _short(text: str, limit: int = 40) -> str:
     return repr(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
-def _split(index: TextIndex, base: int, value: int, where: str) -> str:
-    char = index.to_char(base + value, snap="floor")
+def _split(index: TextIndex, base: int, value: int, where: str, unit: Unit) -> str:
+    char = index.convert(base + value, unit, "char", snap="floor")
     ch = index.text[char]
-    lo = index.to_byte(char) - base
-    hi = lo + len(ch.encode("utf-8"))
+    lo = index.convert(char, "char", unit) - base
+    hi = lo + (len(ch.encode("utf-8")) if unit == "byte" else len(ch.encode("utf-16-le")) // 2)
+    noun, units = ("byte offset", "bytes") if unit == "byte" else ("UTF-16 offset", "units")
     return (
-        f"byte offset {value}{where} splits {ch!r} (U+{ord(ch):04X}), "
-        f"which occupies bytes [{lo}, {hi})"
+        f"{noun} {value}{where} splits {ch!r} (U+{ord(ch):04X}), "
+        f"which occupies {units} [{lo}, {hi})"
     )
 
 
@@ -317,20 +459,25 @@ def resolve(
     raw: RawAnswer,
     text: str | bytes | None,
     *,
-    collect: bool,
+    mode: Mode,
     snap: SpanSnap | None = None,
     clamp: bool = False,
 ) -> Resolution:
     """Check ``raw`` and build its citations.
 
-    With ``collect=False`` the first fatal problem raises (``OffsetError`` for
-    offsets, ``CitationError`` otherwise); with ``collect=True`` nothing raises and
-    every problem is listed.
+    ``mode`` is a span policy (:data:`~grounding_protos.citations.SpanPolicy`): ``"strict"``
+    raises the first problem (``OffsetError`` for offsets, ``CitationError`` otherwise), including a
+    ``segment.text`` that disagrees with its offsets; ``"repair"`` re-anchors such a
+    span on its text when that is unambiguous and raises otherwise; ``"skip"`` leaves
+    out what cannot be placed. ``"collect"`` (validate) never raises and lists every
+    problem. Every repair and skip is in ``problems``.
     """
-    resolver = _Resolver(raw, collect, snap, clamp)
+    resolver = _Resolver(raw, mode, snap, clamp)
     try:
         index, parts = resolver.text(text)
         result = Resolution(index.text if index is not None else None)
+        if index is not None and parts is None:
+            resolver.hints = _bulk_chars(raw, index, snap, clamp)
         for span in raw.spans:
             citation = resolver.span(span, index, parts)
             if citation is not None:
@@ -339,6 +486,36 @@ def resolve(
         _raise(stop.problem)
     result.problems = resolver.problems
     return result
+
+
+def _bulk_chars(
+    raw: RawAnswer, index: TextIndex, snap: SpanSnap | None, clamp: bool
+) -> dict[int, tuple[int, int]]:
+    """The character spans of every span whose byte offsets are plain ints in range, in
+    one bulk conversion (by ``id`` of the span); ``{}`` when one of them splits a
+    character, which the spans then find out one by one."""
+    if raw.unit != "byte" or snap is not None or clamp:
+        return {}
+    size = index.byte_length
+    picked: list[int] = []
+    offsets: list[int] = []
+    for span in raw.spans:
+        start = 0 if span.start is None else span.start
+        end = 0 if span.end is None else span.end
+        if (
+            type(start) is int
+            and type(end) is int
+            and 0 <= start <= end <= size
+            and (span.part is None or span.part == 0)
+        ):
+            picked.append(id(span))
+            offsets.append(start)
+            offsets.append(end)
+    try:
+        chars = index.to_chars(offsets)
+    except OffsetError:
+        return {}
+    return {key: (chars[2 * i], chars[2 * i + 1]) for i, key in enumerate(picked)}
 
 
 def _raise(problem: Problem) -> NoReturn:

@@ -10,18 +10,22 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from google.api import field_behavior_pb2  # type: ignore[import-untyped]
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
-from grounding_protos._exceptions import UnsupportedInputError
-from grounding_protos._inputs import RawAnswer, classify, get, read_input, unwrap
+from grounding_protos._access import get, unwrap
+from grounding_protos._exceptions import ArgumentValueError, UnsupportedInputError
+from grounding_protos._inputs import classify, read_input
+from grounding_protos._json_check import parses
 from grounding_protos._model import Problem
-from grounding_protos._offsets import shown
+from grounding_protos._offsets import Unit, shown
 from grounding_protos._pool import is_repeated
+from grounding_protos._raw import RawAnswer
+from grounding_protos._registry import message_class
 from grounding_protos._resolve import resolve
 from grounding_protos.codec import from_dict
 
@@ -34,7 +38,13 @@ _SCHEMA_OF_SHAPE = {
 _MAX_DEPTH = 200
 
 
-def validate(obj: object, *, text: str | bytes | None = None, candidate: int = 0) -> list[Problem]:
+def validate(
+    obj: object,
+    *,
+    text: str | bytes | None = None,
+    candidate: int = 0,
+    unit: Unit | None = None,
+) -> list[Problem]:
     """Every problem found in a grounded answer; an empty list when there is none.
 
     Accepts what :func:`grounding_protos.citations.extract` accepts. Checks offsets
@@ -42,7 +52,8 @@ def validate(obj: object, *, text: str | bytes | None = None, candidate: int = 0
     part), ``Segment.text`` against its byte slice, chunk indices and
     ``reference_id`` values, scores outside [0, 1], and ``REQUIRED`` fields left
     unset. Offsets can only be checked against a text: without one (in the input or
-    as ``text=``) a ``text-missing`` problem says so.
+    as ``text=``) a ``text-missing`` problem says so. ``unit`` overrides what the
+    shape's offsets are taken to count, as for ``read``.
 
     >>> from grounding_protos.discoveryengine_v1 import Answer
     >>> answer = Answer(answer_text="Grüße", citations=[Answer.Citation(end_index=3)])
@@ -51,26 +62,29 @@ def validate(obj: object, *, text: str | bytes | None = None, candidate: int = 0
 [2, 4) [offset-splits-character]"]
 
     Raises:
+        ArgumentValueError: ``unit`` is not a unit name, or does not apply to the shape.
         UnsupportedInputError: ``obj`` is neither a message, a mapping nor an object
             with the fields of a supported shape.
     """
+    if unit is not None and unit not in ("byte", "char", "utf16"):
+        raise ArgumentValueError(f"unit must be 'byte', 'char' or 'utf16', not {unit!r}")
     obj = unwrap(obj)
     problems: list[Problem] = []
     if isinstance(obj, Message):
         problems += _required(obj, "")
     problems += _scores(obj)
     try:
-        raw = read_input(obj, candidate=candidate)
-    except UnsupportedInputError:
+        raw = read_input(obj, candidate=candidate, unit=unit)
+    except UnsupportedInputError as exc:
         if isinstance(obj, Message):
             return problems  # a message with no citations: field checks only
-        if isinstance(obj, Mapping):
-            return [*problems, Problem("unrecognized-input", _unrecognized(obj), "")]
+        if isinstance(obj, Mapping):  # what it saw and the shapes known, as read says
+            return [*problems, Problem("unrecognized-input", str(exc), "")]
         raise
     if isinstance(obj, Mapping):
         problems += _json_types(obj, raw, candidate)
     try:
-        resolution = resolve(raw, text, collect=True)
+        resolution = resolve(raw, text, mode="collect")
     except Exception as exc:
         return [*problems, Problem("invalid-text", str(exc), "")]
     problems += resolution.problems
@@ -86,11 +100,6 @@ def validate(obj: object, *, text: str | bytes | None = None, candidate: int = 0
     return problems
 
 
-def _unrecognized(obj: Mapping[Any, Any]) -> str:
-    keys = ", ".join(sorted(map(str, obj))[:8])
-    return f"not a grounded answer of any supported shape (keys: {keys or 'none'})"
-
-
 # --- REQUIRED fields ----------------------------------------------------------------
 
 
@@ -98,6 +107,19 @@ def _unrecognized(obj: Mapping[Any, Any]) -> str:
 def _is_required(field: FieldDescriptor) -> bool:
     behaviors = field.GetOptions().Extensions[field_behavior_pb2.field_behavior]
     return field_behavior_pb2.REQUIRED in behaviors
+
+
+@functools.cache
+def _layout(descriptor: Any) -> tuple[tuple[FieldDescriptor, ...], tuple[FieldDescriptor, ...]]:
+    """A message type's REQUIRED fields, and the message fields to look into."""
+    fields = descriptor.fields
+    required = tuple(f for f in fields if _is_required(f))
+    nested = tuple(
+        f
+        for f in fields
+        if f.message_type is not None and not f.message_type.GetOptions().map_entry
+    )  # fmt: skip: map values of our schemas are strings
+    return required, nested
 
 
 def _required(message: Message, path: str) -> list[Problem]:
@@ -110,28 +132,30 @@ def _required(message: Message, path: str) -> list[Problem]:
     stack: list[tuple[Message, str, int]] = [(message, path, 0)]
     while stack:
         current, prefix, depth = stack.pop()
-        for field in current.DESCRIPTOR.fields:
-            name = f"{prefix}{field.name}"
-            value = getattr(current, field.name)
-            if _is_required(field):
-                if is_repeated(field):
-                    unset = len(value) == 0
-                elif field.has_presence:
-                    unset = not current.HasField(field.name)
-                else:
-                    unset = field.type == FieldDescriptor.TYPE_STRING and value == ""
-                if unset:
-                    problems.append(
-                        Problem("required-field-missing", f"{field.name} is REQUIRED", name)
-                    )
-            if field.message_type is None or depth >= _MAX_DEPTH:
-                continue
-            if field.message_type.GetOptions().map_entry:
-                continue  # map values of our schemas are strings
+        required, nested = _layout(current.DESCRIPTOR)
+        for field in required:
             if is_repeated(field):
-                stack.extend((m, f"{name}[{i}].", depth + 1) for i, m in enumerate(value))
+                unset = len(getattr(current, field.name)) == 0
+            elif field.has_presence:
+                unset = not current.HasField(field.name)
+            else:
+                unset = field.type == FieldDescriptor.TYPE_STRING and not getattr(
+                    current, field.name
+                )
+            if unset:
+                problems.append(
+                    Problem("required-field-missing", f"{field.name} is REQUIRED",
+                            f"{prefix}{field.name}")
+                )  # fmt: skip
+        if depth >= _MAX_DEPTH:
+            continue
+        for field in nested:
+            name = f"{prefix}{field.name}"
+            if is_repeated(field):
+                values = getattr(current, field.name)
+                stack.extend((m, f"{name}[{i}].", depth + 1) for i, m in enumerate(values))
             elif current.HasField(field.name):
-                stack.append((value, f"{name}.", depth + 1))
+                stack.append((getattr(current, field.name), f"{name}.", depth + 1))
     return problems
 
 
@@ -141,35 +165,82 @@ def _required(message: Message, path: str) -> list[Problem]:
 def _scores(obj: object) -> list[Problem]:
     """Every ``*_score`` (and ``*_scores`` element) outside [0, 1] in the input tree."""
     problems: list[Problem] = []
-    for path, value in _score_values(obj):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            problems.append(
-                Problem("score-not-a-number", f"expected a number, got {shown(value)}", path)
-            )
-        elif not (0.0 <= value <= 1.0) or math.isnan(value):
-            try:
-                score = repr(float(value))
-            except OverflowError:  # an int too large for a float
-                score = shown(value)
-            problems.append(Problem("score-out-of-range", f"score {score} is outside [0, 1]", path))
-    return problems
-
-
-def _score_values(obj: object) -> Iterator[tuple[str, object]]:
     stack: list[tuple[object, str, int]] = [(obj, "", 0)]
     while stack:
         node, path, depth = stack.pop()
         if depth > _MAX_DEPTH:
             continue
-        for name, value in _children(node):
-            child = f"{path}.{name}" if path else name
+        if type(node) is dict:  # REST JSON: key spellings looked at only where needed
+            pairs: Iterable[tuple[str, object]] = _json_pairs(node)
+        else:
+            pairs = _children(node)
+        for name, value in pairs:
+            kind = type(value)
             if name.endswith("_score"):
-                yield child, value
-            elif name.endswith("_scores"):
-                yield from ((f"{child}[{i}]", v) for i, v in _elements(value) if i is not None)
+                if kind is not float or not 0.0 <= value <= 1.0:  # type: ignore[operator]
+                    _check_score(value, f"{path}.{name}" if path else name, problems)
+                continue
+            if kind in _LEAVES and not name.endswith("_scores"):
+                continue  # most of a response: nothing to look into
+            child = f"{path}.{name}" if path else name
+            if name.endswith("_scores"):
+                if kind is list and all(
+                    type(v) is float and 0.0 <= v <= 1.0
+                    for v in value  # type: ignore[attr-defined]
+                ):
+                    continue  # the common case: nothing wrong
+                for i, v in _elements(value):
+                    if i is not None:
+                        _check_score(v, f"{child}[{i}]", problems)
+            elif kind is list:
+                elements: list[object] = value  # type: ignore[assignment]
+                stack.extend(
+                    (item, f"{child}[{i}]", depth + 1)
+                    for i, item in enumerate(elements)
+                    if type(item) not in _LEAVES
+                )
             else:
                 for i, item in _elements(value):
                     stack.append((item, child if i is None else f"{child}[{i}]", depth + 1))
+    return problems
+
+
+def _check_score(value: object, path: str, problems: list[Problem]) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        problems.append(
+            Problem("score-not-a-number", f"expected a number, got {shown(value)}", path)
+        )
+    elif not (0.0 <= value <= 1.0) or math.isnan(value):
+        try:
+            score = repr(float(value))
+        except OverflowError:  # an int too large for a float
+            score = shown(value)
+        problems.append(Problem("score-out-of-range", f"score {score} is outside [0, 1]", path))
+
+
+def _json_pairs(node: dict[Any, Any]) -> Iterator[tuple[str, object]]:
+    """The entries of a JSON object that can hold or be a score, with snake_case names:
+    containers, and keys ending in score(s); other scalars are skipped unread."""
+    for key, value in node.items():
+        if type(value) in _LEAVES and not (
+            type(key) is str and key[-5:].lower() in ("score", "cores")
+        ):
+            continue
+        if isinstance(key, str):
+            yield _snake(key), value
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None), bytes})
+_SNAKES: dict[str, str] = {}
+
+
+def _snake(key: str) -> str:
+    name = _SNAKES.get(key)
+    if name is None:
+        name = _SNAKE.sub("_", key).lower()
+        if len(_SNAKES) < 4096:
+            _SNAKES[key] = name
+    return name
 
 
 def _children(node: object) -> Iterator[tuple[str, object]]:
@@ -179,7 +250,7 @@ def _children(node: object) -> Iterator[tuple[str, object]]:
     elif isinstance(node, Mapping):
         for key, value in node.items():
             if isinstance(key, str):
-                yield _SNAKE.sub("_", key).lower(), value
+                yield _snake(key), value
     elif hasattr(node, "model_dump"):  # google-genai (pydantic) objects
         try:
             dumped = node.model_dump(exclude_none=True)
@@ -226,6 +297,8 @@ def _json_types(obj: Mapping[Any, Any], raw: RawAnswer, candidate: int) -> list[
             continue
         if classify(part) == "citation_metadata" and "citations" in part:
             continue  # Gemini/Vertex spelling, not the v1beta3 schema
+        if parses(message_class(full_name).DESCRIPTOR, part):
+            continue  # certainly parses: spare building the message
         try:
             from_dict(full_name, part, ignore_unknown_fields=True)
         except Exception as exc:  # JSONParseError, or worse on hostile input

@@ -42,6 +42,7 @@ def _options(
     clamp: bool,
     title: str | None,
     proto_names: bool,
+    spans: str = "repair",
 ) -> Options:
     """The command line's options, checked as the command line checks them."""
     from grounding_protos._registry import message_class
@@ -70,6 +71,8 @@ def _options(
         raise ArgumentValueError(f"style must be 'markdown', 'html' or 'plain', not {style!r}")
     if snap not in (None, "floor", "ceil", "outward"):
         raise ArgumentValueError(f"snap must be 'floor', 'ceil', 'outward' or None, not {snap!r}")
+    if spans not in ("strict", "repair", "skip"):
+        raise ArgumentValueError(f"spans must be 'strict', 'repair' or 'skip', not {spans!r}")
     return Options(
         command,  # type: ignore[arg-type]
         type_name=type_name,
@@ -80,6 +83,7 @@ def _options(
         snap=snap,  # type: ignore[arg-type]
         clamp=clamp,
         title=title,
+        spans=spans,  # type: ignore[arg-type]
     )
 
 
@@ -103,6 +107,7 @@ def process_lines(
     clamp: bool = False,
     title: str | None = None,
     proto_names: bool = False,
+    spans: str = "repair",
 ) -> Iterator[str]:
     """The output lines (without line ends) of ``command`` on the lines of one JSONL input.
 
@@ -111,7 +116,9 @@ def process_lines(
     ``type_name`` (``--type``), ``source`` (``--from``: ``json`` or ``base64``),
     ``target`` (``convert --to``: ``jsonl``, ``base64`` or ``text``), ``text``
     (the contents of ``--text FILE``), ``candidate``, ``style``, ``snap``, ``clamp``,
-    ``title`` and ``proto_names``.
+    ``title``, ``proto_names`` and ``spans`` (``--spans``: the span policy ``errors=``
+    of :func:`grounding_protos.citations.read`; ``errors`` here says where failed
+    lines go, as the command line's ``--errors FILE`` does).
 
     A line that fails becomes its error record ``{"line": N, "ok": false, …}``:
     ``errors="inline"`` puts it in place (what ``render``/``validate``/``inspect
@@ -123,7 +130,7 @@ def process_lines(
         raise ArgumentValueError(f"errors must be 'inline', 'skip' or 'only', not {errors!r}")
     options = _options(
         command, type_name, source, target, text, candidate, style, snap, clamp, title,
-        proto_names,
+        proto_names, spans,
     )  # fmt: skip
     for number, line in enumerate(lines, 1):
         raw = _raw(line)
@@ -153,6 +160,7 @@ def process_line(
     clamp: bool = False,
     title: str | None = None,
     proto_names: bool = False,
+    spans: str = "repair",
 ) -> str:
     """The output line of ``command`` on one line (line ``number`` of its input), or,
     when it fails, its error record; options as for :func:`process_lines`.
@@ -162,7 +170,7 @@ def process_line(
     """
     options = _options(
         command, type_name, source, target, text, candidate, style, snap, clamp, title,
-        proto_names,
+        proto_names, spans,
     )  # fmt: skip
     result = _process_line(options, number, _raw(line))
     if result.error is not None:

@@ -10,40 +10,56 @@ characters, render them.
 >>> [(c.text, c.char_start, c.sources[0].title) for c in extract(gemini)]
 [('Köln', 10, 'Köln')]
 
-See ``docs/citations.md``.
+See ``docs/citations.md`` (and ``docs/redirects.md`` for ``resolve_urls``).
 """
 
 from grounding_protos._extract import extract, read
+from grounding_protos._links import aresolve_urls, resolve_urls
 from grounding_protos._model import (
     Citation,
     CitationKind,
     Grounded,
+    Problem,
+    SearchInfo,
     Source,
     SourceKind,
+    SpanPolicy,
+    UrlStatus,
     cited_characters,
 )
+from grounding_protos._raw import SHAPES, InputShape
 from grounding_protos._render import (
     ListStyle,
     MarkerStyle,
     RenderStyle,
     number_sources,
     render,
+    search_notes,
     source_list,
 )
 
 __all__ = [
+    "SHAPES",
     "Citation",
     "CitationKind",
     "Grounded",
+    "InputShape",
     "ListStyle",
     "MarkerStyle",
+    "Problem",
     "RenderStyle",
+    "SearchInfo",
     "Source",
     "SourceKind",
+    "SpanPolicy",
+    "UrlStatus",
+    "aresolve_urls",
     "cited_characters",
     "extract",
     "number_sources",
     "read",
     "render",
+    "resolve_urls",
+    "search_notes",
     "source_list",
 ]

@@ -29,6 +29,7 @@ from grounding_protos._cli_io import (
     FORMATS,
     Failure,
     Output,
+    at,
     dumps,
     label_of,
     open_input,
@@ -176,6 +177,11 @@ def build_parser() -> argparse.ArgumentParser:
             "(a bare GroundingMetadata); read as UTF-8, exactly",
         )
         sub.add_argument(
+            "--unit",
+            choices=("byte", "char", "utf16"),
+            help="what the input's offsets count, overriding the shape's default (docs/inputs.md)",
+        )
+        sub.add_argument(
             "--candidate",
             type=_candidate,
             default=0,
@@ -189,6 +195,16 @@ def build_parser() -> argparse.ArgumentParser:
         )
         batch_options(sub)
 
+    def span_policy(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--spans",
+            choices=("strict", "repair", "skip"),
+            default="repair",
+            help="spans whose offsets disagree with their text: re-anchor them on it "
+            "(repair, the default; each repair is a warning), fail (strict), or leave "
+            "out what cannot be placed (skip: exit status 1)",
+        )
+
     def batch_options(sub: argparse.ArgumentParser) -> None:
         sub.add_argument(
             "--workers",
@@ -199,6 +215,20 @@ def build_parser() -> argparse.ArgumentParser:
         )
         sub.add_argument(
             "--errors", metavar="FILE", help="batch: write the error records of failed lines here"
+        )
+
+    def resolve_options(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--resolve-urls",
+            action="store_true",
+            help="ask each grounding redirect URL (vertexaisearch.cloud.google.com) for "
+            "the page it leads to, and show that page (network access; docs/redirects.md)",
+        )
+        sub.add_argument(
+            "--cache",
+            metavar="FILE",
+            help="with --resolve-urls: keep resolved URLs in this SQLite file (created if "
+            "missing, shared by processes, entries kept 7 days)",
         )
 
     sub = command(
@@ -268,8 +298,9 @@ def build_parser() -> argparse.ArgumentParser:
         "Show a grounded answer with citation markers after each cited span and "
         "the numbered source list: Markdown (default), plain text, or a "
         "self-contained HTML page. Input: a Gemini response or candidate, a "
-        "Discovery Engine Answer, a GroundingMetadata (with --text) or a "
-        "CitationMetadata, as JSON.",
+        "Discovery Engine Answer, a GroundingMetadata (with --text), a "
+        "CitationMetadata, a Vertex AI Search summary, or an OpenAI, Anthropic, "
+        "Cohere or Bedrock response, as JSON.",
     )
     document_options(sub)
     sub.add_argument(
@@ -295,6 +326,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument(
         "--clamp", action="store_true", help="pull offsets past the end of the text back into range"
     )
+    span_policy(sub)
+    resolve_options(sub)
     sub.set_defaults(handler=_cmd_document, doc_command="render")
 
     sub = command(
@@ -317,6 +350,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     document_options(sub)
     sub.add_argument("--json", action="store_true", help="the summary as JSON")
+    span_policy(sub)
+    resolve_options(sub)
     sub.set_defaults(handler=_cmd_document, doc_command="inspect")
     return parser
 
@@ -437,6 +472,7 @@ def _cmd_document(args: argparse.Namespace) -> int:
     from grounding_protos._cli_commands import (
         Options,
         format_summary,
+        is_warning,
         load_document,
         problem_line,
         render_document,
@@ -465,10 +501,20 @@ def _cmd_document(args: argparse.Namespace) -> int:
         style=getattr(args, "style", "markdown"),
         snap=getattr(args, "snap", None),
         clamp=getattr(args, "clamp", False),
+        unit=getattr(args, "unit", None),
         title=getattr(args, "title", None),
         raw_text=getattr(args, "raw_text", False),
         footnotes=getattr(args, "footnotes", False),
+        spans=getattr(args, "spans", "repair"),
+        resolve_urls=getattr(args, "resolve_urls", False),
+        cache=getattr(args, "cache", None),
     )
+    if options.cache is not None and not options.resolve_urls:
+        raise Failure("--cache is for --resolve-urls")
+    if options.resolve_urls:
+        from grounding_protos._cli_commands import check_resolving
+
+        check_resolving()
     if command == "render":
         options = _render_view(options)
     if args.jsonl:
@@ -477,6 +523,14 @@ def _cmd_document(args: argparse.Namespace) -> int:
                 f"--jsonl reads one input per line: --from {args.source} "
                 "cannot be split into lines (use json or base64)"
             )
+        if options.resolve_urls and options.cache is None:
+            # One cache for the run, shared by the workers, removed afterwards.
+            import tempfile
+
+            with tempfile.TemporaryDirectory(prefix="grounding-protos-") as scratch:
+                run_cache = os.path.join(scratch, "redirects.sqlite")
+                options = dataclasses.replace(options, cache=run_cache)
+                return _batch(args, options, keep_errors_in_output=True)
         return _batch(args, options, keep_errors_in_output=True)
     if args.errors is not None:
         raise Failure("--errors is for batches (--jsonl)")
@@ -484,7 +538,12 @@ def _cmd_document(args: argparse.Namespace) -> int:
     document = load_document(options, read_input(args.file), label)
     status = EXIT_OK
     if command == "render":
-        output = render_document(options, document, label)
+        output, found = render_document(options, document, label)
+        for problem in found:
+            kind = "warning" if is_warning(problem) else "problem"
+            stderr_line(f"{PROG}: {kind}: {at(label, problem_line(dataclasses.asdict(problem)))}")
+        if not all(map(is_warning, found)):
+            status = EXIT_PROBLEMS
     elif command == "validate":
         problems = validate_document(options, document, label)
         if getattr(args, "json", False):

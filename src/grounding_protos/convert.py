@@ -29,9 +29,11 @@ from grounding_protos._convert import (
     to_grounding_metadata,
     to_official,
 )
+from grounding_protos._export import OpenAIApi, to_langchain_blocks, to_openai_annotations
 
 __all__ = [
     "Converted",
+    "OpenAIApi",
     "fact_chunk_to_source",
     "from_official",
     "grounding_fact_losses",
@@ -40,5 +42,7 @@ __all__ = [
     "source_to_grounding_fact",
     "to_citation_metadata",
     "to_grounding_metadata",
+    "to_langchain_blocks",
     "to_official",
+    "to_openai_annotations",
 ]
