@@ -97,14 +97,22 @@ def fields(obj: object, *names: str) -> list[Any]:
     """
     if type(obj) is not dict:
         return [get(obj, name) for name in names]
+    spellings = _SPELLINGS.get(names)
+    if spellings is None:
+        spellings = tuple((name, camel(name)) for name in names)
+        if len(_SPELLINGS) < 1024:
+            _SPELLINGS[names] = spellings
+    get_value = obj.get
     out = []
-    for name in names:
-        value = obj.get(name, _MISSING)
+    for name, spelled in spellings:
+        value = get_value(name, _MISSING)
         if value is _MISSING:
-            spelled = camel(name)
-            value = obj.get(spelled) if spelled != name else None
+            value = get_value(spelled)  # None when absent (and when spelled == name)
         out.append(value)
     return out
+
+
+_SPELLINGS: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}
 
 
 def has(obj: object, name: str) -> bool:

@@ -41,7 +41,8 @@ def resolve_urls(
     same page then share one number in :func:`~grounding_protos.citations.render`. A
     URL that cannot be resolved (timeout, HTTP error, no ``Location``, a target that is
     not http(s), a loop) leaves its sources as they were and adds a ``Problem``
-    (``redirect-timeout``, ``redirect-http-error``, …) to ``problems``, path ``declared_sources[2].uri``.
+    (``redirect-timeout``, ``redirect-http-error``, …) to ``problems``, path
+    ``declared_sources[2].uri``.
 
     At most ``concurrency`` requests run at a time, each within ``timeout`` seconds,
     and the whole call within ``deadline`` seconds (``None``: no limit).
