@@ -272,14 +272,16 @@ def _heading_map(src: str, lines: _Lines, content: str, line: int) -> _Map:
 
 def _cell_maps(src: str, lines: _Lines, contents: Sequence[str], line: int) -> list[_Map]:
     """Map the cells of one table row: cell contents in order in the line, each ``|``
-    of a content being an escaped ``\\|`` in the source."""
-    pos, le = lines.starts[line], lines.ends[line]
+    of a content being an escaped ``\\|`` in the source. Found from the end of the line
+    backwards, so that a container's prefix (``>``, a list marker) is never taken for
+    a cell."""
+    ls, end = lines.starts[line], lines.ends[line]
     maps = []
-    for content in contents:
+    for content in reversed(contents):
         m = _Map()
         if content:
             form = content.replace("|", "\\|")
-            x = src.find(form, pos, le)
+            x = src.rfind(form, ls, end)
             if x < 0:
                 raise Misaligned(f"line {line}: table cell {content!r} not in its line")
             c = 0
@@ -291,8 +293,9 @@ def _cell_maps(src: str, lines: _Lines, contents: Sequence[str], line: int) -> l
                     m.add(c + len(piece), s + len(piece) + 1, 1)  # '|', after its '\\'
                 c += len(piece) + 1
                 s += len(piece) + 2
-            pos = x + len(form)
+            end = x
         maps.append(m)
+    maps.reverse()
     return maps
 
 
