@@ -147,6 +147,13 @@ def test_each_marker_follows_its_spans_last_character() -> None:
         ("![alt](https://i.example/a.png) z", "![al", 0, 'alt="alt" />[1] z'),
         ("<https://a.example/x>", "<https://a.example/", 0, "</a>[1]"),
         ("a\r\nb", "a\r\nb", 0, "a\nb[1]"),
+        ("> | > | b |\n> |---|---|\n", "> | >", 0, "<th>&gt;[1]</th>"),  # not the quote's '>'
+        (
+            "- [x](https://x.example) `a` **b**",
+            "- [x](https://x.example) `a",
+            0,
+            "<code>a[1]</code>",
+        ),
     ],
 )
 def test_marker_places(text: str, piece: str, drop: int, expected: str) -> None:
