@@ -119,3 +119,18 @@ def test_stream_benchmark_runs_and_prints_its_ratios(capsys: pytest.CaptureFixtu
     stream_benchmark.main(20_000, 200, 50, repeat=1)  # asserts both reads agree
     out = capsys.readouterr().out
     assert "ratio read_stream / read" in out and "ratio end / start" in out
+
+
+def test_markdown_view_benchmark_runs_at_a_tiny_size(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("markdown_it")
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        render_markdown = importlib.import_module("render_markdown")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    times = render_markdown.main(scale=0.01, repeat=1)
+    out = capsys.readouterr().out
+    assert "ratio html / markdown-it" in out and "goal: <= 2x" in out
+    assert set(times) == {"base", "html", "highlight", "raw"}
+    text, citations = render_markdown.make_case(0.01)
+    assert len(citations) == 100 and "**" in text and "|:--|" in text

@@ -56,6 +56,7 @@ from grounding_protos import (
     offsets,
     validate,
 )
+from grounding_protos._markdown_html import plain_html
 from grounding_protos._resolve import FATAL
 from grounding_protos.citations import Grounded, read, render, source_list
 from grounding_protos.cli import main
@@ -265,10 +266,14 @@ def check_grounded(grounded: Grounded) -> None:
     marked = render(text, citations, lambda pairs: mark + ",".join(str(n) for n, _ in pairs) + mark)
     assert re.sub(f"{re.escape(mark)}[0-9,]*{re.escape(mark)}", "", marked) == text
     for highlight in (False, True):
-        page = render(text, citations, "html", highlight=highlight)
+        page = render(text, citations, "html", highlight=highlight, raw_text=True)
         page = re.sub(r'<sup class="gp-cite">.*?</sup>', "", page, flags=re.DOTALL)
         page = re.sub(r"</?mark\b[^>]*>", "", page)
         assert html.unescape(page) == text
+        # the Markdown view: exactly what markdown-it-py renders, markers and marks aside
+        view = render(text, citations, "html", highlight=highlight)
+        view = re.sub(r'<sup class="gp-cite">.*?</sup>', "", view, flags=re.DOTALL)
+        assert re.sub(r"</?mark\b[^>]*>", "", view) == plain_html(text)
     for style in ("markdown", "plain", "html"):
         assert isinstance(source_list(text, citations, style), str)
 

@@ -217,3 +217,103 @@ def test_hostile_input_is_shown_as_text(browser: str, tmp_path: Path) -> None:
     assert not [h for h in dom.links if "javascript" in h.lower()]
     assert "https://bonn.example/?a=1&b=<2>" in dom.links
     assert [t for _, t in dom.marks] == ["<img src=x onerror=alert(1)>", "Köln & <b>Bonn</b>."]
+
+
+class Answer(HTMLParser):
+    """The answer section of a dumped DOM: its text without markers, the text before
+    each marker, the elements inside each highlight, and the highlighted texts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0  # inside the answer's <div>, when > 0
+        self.text: list[str] = []
+        self.before_markers: list[str] = []
+        self.marks: list[str] = []
+        self.inside_marks: list[str] = []  # tags met inside a <mark>
+        self.div_class = ""
+        self._sup = 0
+        self._mark: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        if self.depth == 0:
+            if tag == "div" and "gp-answer" in str(attributes.get("class")):
+                self.depth = 1
+                self.div_class = str(attributes.get("class"))
+            return
+        if tag not in ("br", "hr", "img", "input"):
+            self.depth += 1
+        if self._mark is not None:
+            self.inside_marks.append(tag)
+        if self._sup or (tag == "sup" and attributes.get("class") == "gp-cite"):
+            if not self._sup:
+                self.before_markers.append("".join(self.text))
+            self._sup += 1
+        elif tag == "mark":
+            self._mark = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.depth == 0 or tag in ("br", "hr", "img", "input"):
+            return
+        self.depth -= 1
+        if self._sup:
+            self._sup -= 1
+        elif tag == "mark" and self._mark is not None:
+            self.marks.append("".join(self._mark))
+            self._mark = None
+
+    def handle_data(self, data: str) -> None:
+        if self.depth and not self._sup:
+            self.text.append(data)
+            if self._mark is not None:
+                self._mark.append(data)
+
+
+def test_markdown_answer_in_a_browser(browser: str, tmp_path: Path) -> None:
+    from grounding_protos._markdown_html import plain_html
+    from tests.markdown_cases import ANSWER, EXPECTED_BEFORE_MARKERS, gemini_document
+
+    page = write_page(tmp_path, "markdown", gemini_document(), "--title", "Pizza")
+    result = chromium(browser, tmp_path / "profile", "--dump-dom", page.as_uri())
+    assert result.returncode == 0, result.stderr[-2000:]
+    answer = Answer()
+    answer.feed(result.stdout)
+    shown = "".join(answer.text)
+    assert answer.div_class == "gp-answer gp-md"
+
+    # the Markdown is rendered: none of its syntax is left in the text
+    for syntax in ("**", "*   ", "## ", "|:--", "| --", "```", "](https", "> Tip", "~~", "\\|"):
+        assert syntax not in shown, syntax
+    # the text invariant: the answer's text minus the markers is what the Markdown
+    # renders without citations (as the same browser parses it)
+    plain = Answer()
+    plain.feed(f'<div class="gp-answer">{plain_html(ANSWER)}</div>')
+    assert shown == "".join(plain.text)
+    # every marker right after its span's last character (or the construct it ends in)
+    assert len(answer.before_markers) == len(EXPECTED_BEFORE_MARKERS)
+    for before, tail in zip(answer.before_markers, EXPECTED_BEFORE_MARKERS, strict=True):
+        assert before.rstrip("\n").endswith(tail), (before[-40:], tail)
+    # highlights hold text only: they never cross an element's boundary
+    assert answer.inside_marks == []
+    assert "Street Pizza" in answer.marks and " is known for its " in answer.marks
+    assert "spicy" in answer.marks  # split at <em>
+
+    shot = tmp_path / "markdown.png"
+    result = chromium(browser, tmp_path / "profile", f"--screenshot={shot}",
+                      "--window-size=1200,1400", page.as_uri())  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert shot.read_bytes().startswith(b"\x89PNG")
+    with contextlib.suppress(OSError):
+        shutil.copyfile(shot, Path("/tmp/grounding-protos-markdown-view.png"))
+
+
+def test_raw_text_page_in_a_browser(browser: str, tmp_path: Path) -> None:
+    from tests.markdown_cases import ANSWER, gemini_document
+
+    page = write_page(tmp_path, "raw", gemini_document(), "--raw-text")
+    result = chromium(browser, tmp_path / "profile", "--dump-dom", page.as_uri())
+    assert result.returncode == 0, result.stderr[-2000:]
+    answer = Answer()
+    answer.feed(result.stdout)
+    assert answer.div_class == "gp-answer"
+    assert "".join(answer.text) == ANSWER  # the text as it is, syntax and all

@@ -234,7 +234,7 @@ def test_html_gives_back_the_escaped_text(
     case: tuple[str, list[Citation]], highlight: bool
 ) -> None:
     text, citations = case
-    output = render(text, citations, "html", highlight=highlight)
+    output = render(text, citations, "html", highlight=highlight, raw_text=True)
     back, markers, covered = take_apart_html(output)
     assert back == text
     assert markers == expected(text, citations)[1]
@@ -383,7 +383,7 @@ def test_snap_and_clamp() -> None:
     assert render(text, [inside], snap="ceil") == "a😀[1]b"
     assert render(text, [inside], snap="outward") == "a😀[1]b"
     start_inside = Citation(2, 3, None, None, None, (A,))
-    assert render(text, [start_inside], "html", highlight=True, snap="outward") == (
+    assert render(text, [start_inside], "html", highlight=True, snap="outward", raw_text=True) == (
         'a<mark class="gp-span" data-sources="1" title="A">😀</mark>'
         '<sup class="gp-cite"><a href="#gp-source-1" title="A">[1]</a></sup>b'
     )
@@ -433,7 +433,7 @@ def hostile_case() -> tuple[str, list[Citation]]:
 
 def test_html_escapes_everything() -> None:
     text, citations = hostile_case()
-    output = render(text, citations, "html", highlight=True, id_prefix='x"><script>')
+    output = render(text, citations, "html", highlight=True, id_prefix='x"><script>', raw_text=True)
     assert "<script" not in output and "<img" not in output
     assert 'onerror="alert(0)"&gt;' in output  # quotes in text content are inert
     assert set(re.findall(r"<(\w+)", output)) == {"sup", "a", "mark"}

@@ -53,6 +53,8 @@ class Options:
     spans: Literal["strict", "repair", "skip"] = "repair"  # --spans: the span policy
     resolve_urls: bool = False  # --resolve-urls
     cache: str | None = None  # --cache FILE (a batch without it: a file for the run)
+    raw_text: bool = False  # render --raw-text: the HTML view without Markdown
+    footnotes: bool = False  # render --footnotes: GFM footnotes in the Markdown style
 
 
 # --- Loading -------------------------------------------------------------------------------
@@ -156,18 +158,21 @@ def render_document(
     if grounded.text is None:
         problems.append(Problem("answer-without-text", "the answer has no text", ""))
     if options.style == "html":
+        raw = options.raw_text
         if line is not None:
             prefix = f"gp-l{line}-source-"
             out = fragment(text, citations, id_prefix=prefix, uncited=uncited,
-                           search=grounded.search) + "\n"  # fmt: skip
+                           search=grounded.search, raw_text=raw) + "\n"  # fmt: skip
         else:
             out = page(text, citations, title=options.title or DEFAULT_TITLE, uncited=uncited,
-                       search=grounded.search)  # fmt: skip
+                       search=grounded.search, raw_text=raw)  # fmt: skip
         return out, problems
-    body = render(text, citations, options.style)
+    body = render(text, citations, options.style, footnotes=options.footnotes)
     if grounded.text is None:
         body = "(the answer has no text)"
-    sources = source_list(text, citations, options.style, uncited=uncited)
+    sources = source_list(
+        text, citations, options.style, uncited=uncited, footnotes=options.footnotes
+    )
     notes = search_notes(grounded.search, options.style)
     if not body.endswith("\n"):
         body += "\n"

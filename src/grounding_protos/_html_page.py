@@ -5,12 +5,17 @@ Content-Security-Policy that forbids loading anything (``default-src 'none'``), 
 that even a mistake elsewhere could not make the page fetch or run something. The
 answer and the source list come from :func:`grounding_protos.citations.render` and
 :func:`~grounding_protos.citations.source_list`, which escape everything taken from
-the input and link only ``http(s)`` URIs; this module adds escaped text only.
+the input and link only ``http(s)`` URIs (``mailto`` too in the answer's Markdown);
+this module adds escaped text only.
+
+The answer is shown as rendered Markdown (the ``gp-md`` class) when markdown-it-py is
+installed, else, or with ``raw_text=True``, as the text it is (``pre-wrap``).
 """
 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 from typing import Final
 
@@ -48,6 +53,31 @@ h2 {
 }
 .gp-meta { margin: 0; color: #5b6475; font-size: 0.9rem; }
 .gp-answer { white-space: pre-wrap; overflow-wrap: anywhere; margin: 1.2rem 0 0; }
+.gp-answer.gp-md { white-space: normal; }
+.gp-md > :first-child { margin-top: 0; }
+.gp-md h1, .gp-md h2, .gp-md h3, .gp-md h4, .gp-md h5, .gp-md h6 {
+  font-size: 1.15rem; letter-spacing: normal; text-transform: none; color: inherit;
+  margin: 1.3rem 0 0.5rem; line-height: 1.35;
+}
+.gp-md h1 { font-size: 1.35rem; }
+.gp-md h2 { font-size: 1.25rem; }
+.gp-md p, .gp-md ul, .gp-md ol, .gp-md blockquote, .gp-md table, .gp-md pre { margin: 0.7rem 0; }
+.gp-md ul, .gp-md ol { padding-left: 1.6rem; }
+.gp-md li { margin: 0.2rem 0; }
+.gp-md blockquote { border-left: 3px solid #d5d9e2; padding: 0 0 0 1rem; color: #444c5c; }
+.gp-md code {
+  font: 0.9em/1.5 ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", monospace;
+  background: #f1f3f7; border-radius: 4px; padding: 0.05em 0.3em;
+}
+.gp-md pre {
+  white-space: pre-wrap; background: #f1f3f7; border-radius: 6px; padding: 0.7rem 0.9rem;
+}
+.gp-md pre code { background: none; padding: 0; }
+.gp-md table { border-collapse: collapse; display: block; overflow-x: auto; }
+.gp-md th, .gp-md td { border: 1px solid #d5d9e2; padding: 0.3rem 0.6rem; }
+.gp-md th { background: #f6f7fa; }
+.gp-md a { color: #1f5bd6; }
+.gp-md hr { border: 0; border-top: 1px solid #d5d9e2; }
 mark.gp-span {
   background: #fff1a8; color: inherit; border-radius: 3px;
   box-shadow: 0 0 0 1px #f0dc6e inset; cursor: help;
@@ -73,6 +103,17 @@ _CSP: Final = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; "
     "base-uri 'none'; form-action 'none'"
 )
+
+
+# What the Markdown view starts with (the raw-text view escapes every '<' of the text)
+_BLOCK: Final = re.compile(r"<(?:p|h[1-6]|ul|ol|table|pre|blockquote|hr)\b")
+
+
+def _answer(text: str, citations: Sequence[Citation], id_prefix: str, raw_text: bool) -> str:
+    """The answer's ``<div>``: rendered Markdown, or raw text kept as it is."""
+    body = render(text, citations, "html", highlight=True, id_prefix=id_prefix, raw_text=raw_text)
+    kind = "gp-answer gp-md" if not raw_text and _BLOCK.match(body) else "gp-answer"
+    return f'<div class="{kind}">{body}</div>'
 
 
 def suggestions(search: SearchInfo | None) -> str:
@@ -106,13 +147,14 @@ def fragment(
     id_prefix: str = "gp-source-",
     uncited: Sequence[Source] = (),
     search: SearchInfo | None = None,
+    raw_text: bool = False,
 ) -> str:
     """The highlighted answer and its source list, to embed in a page of your own."""
-    body = render(text, citations, "html", highlight=True, id_prefix=id_prefix)
+    answer = _answer(text, citations, id_prefix, raw_text)
     sources = source_list(text, citations, "html", uncited=uncited, id_prefix=id_prefix)
     listing = sources or '<p class="gp-none">No sources.</p>'
     extra = suggestions(search)
-    return f'<div class="gp-answer">{body}</div>\n{listing}' + (f"\n{extra}" if extra else "")
+    return f"{answer}\n{listing}" + (f"\n{extra}" if extra else "")
 
 
 def page(
@@ -122,15 +164,18 @@ def page(
     title: str = DEFAULT_TITLE,
     uncited: Sequence[Source] = (),
     search: SearchInfo | None = None,
+    raw_text: bool = False,
 ) -> str:
     """A whole HTML document: the answer with cited spans highlighted (the sources on
     hover), numbered superscript links to the source list, and the list itself, with
     the ``uncited`` sources after the cited ones and the ``search`` queries and Search
     Suggestions below.
 
-    The citations' offsets must fit ``text`` (as ``citations.read`` gives them).
+    The answer's Markdown is rendered (with markdown-it-py installed) unless
+    ``raw_text``. The citations' offsets must fit ``text`` (as ``citations.read``
+    gives them).
     """
-    body = render(text, citations, "html", highlight=True)
+    answer = _answer(text, citations, "gp-source-", raw_text)
     sources = source_list(text, citations, "html", uncited=uncited)
     n_sources = len(number_sources(text, citations))
     # citations and grounding supports often share spans: count the spans
@@ -168,7 +213,7 @@ def page(
 <p class="gp-meta">{meta}</p>
 </header>
 <section aria-label="Answer">
-<div class="gp-answer">{body}</div>
+{answer}
 </section>
 <section aria-labelledby="gp-sources-heading">
 <h2 id="gp-sources-heading">Sources</h2>

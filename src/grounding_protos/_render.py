@@ -151,6 +151,8 @@ def render(
     snap: SpanSnap | None = None,
     clamp: bool = False,
     id_prefix: str = _DEFAULT_ID_PREFIX,
+    raw_text: bool = False,
+    footnotes: bool = False,
 ) -> str:
     """``text`` with a citation marker right after the last character of each cited span.
 
@@ -162,7 +164,13 @@ def render(
     HTML, the tags and the escaping) gives it back exactly.
 
     - ``"markdown"``, ``"plain"``: ``[1]``, ``[1][3]``; the text is left as it is.
-    - ``"html"``: the text HTML-escaped, each marker a
+      ``footnotes=True`` (Markdown only) writes GFM footnote references ``[^1]``
+      instead, to go with :func:`source_list`'s ``footnotes=True`` definitions.
+    - ``"html"``: the text's Markdown rendered (CommonMark, GFM tables and
+      strikethrough; needs markdown-it-py, the ``[html]`` extra), markers and
+      highlights placed by the source positions (see ``docs/render.md``). With
+      ``raw_text=True``, or without markdown-it-py (a warning, once), the text as
+      it is, HTML-escaped, each marker a
       ``<sup class="gp-cite">`` of links to ``#gp-source-N`` (the ids of
       :func:`source_list`'s HTML, prefix ``id_prefix``). With ``highlight=True`` every
       cited stretch is also wrapped in ``<mark class="gp-span" data-sources="1 3">``,
@@ -182,7 +190,7 @@ def render(
     ...          Citation(32, 47, None, None, None, (wiki, dom))]
     >>> render(text, cites)
     'Der Kölner Dom ist 157 m hoch.[1] Er ist gotisch.[1][2]'
-    >>> render("<b>", [Citation(0, 3, None, None, None, (dom,))], "html")
+    >>> render("<b>", [Citation(0, 3, None, None, None, (dom,))], "html", raw_text=True)
     '&lt;b&gt;<sup class="gp-cite"><a href="#gp-source-1" title="Dom">[1]</a></sup>'
     >>> render(text, cites, lambda pairs: "^" + ",".join(str(n) for n, _ in pairs))
     'Der Kölner Dom ist 157 m hoch.^1 Er ist gotisch.^1,2'
@@ -198,11 +206,21 @@ def render(
         )
     if highlight and style != "html":
         raise ArgumentValueError("highlight=True needs style='html'")
+    if raw_text and style != "html":
+        raise ArgumentValueError("raw_text=True needs style='html'")
+    if footnotes and style != "markdown":
+        raise ArgumentValueError("footnotes=True needs style='markdown'")
     plan = _Plan(text, citations, snap, clamp)
     groups = plan.groups
     if style == "html":
         anchors = [""] + [_html_anchor(n, s, id_prefix) for n, s in enumerate(plan.sources, 1)]
         markers = [_html_marker(nums, anchors) for nums in groups]
+        if not raw_text:
+            from grounding_protos._markdown_html import html_view
+
+            view = html_view(text, plan, markers, highlight=highlight)
+            if view is not None:
+                return view
         if highlight:
             return _html_highlighted(text, plan, markers)
         return _join(text, plan.positions, markers, _html_escape)
@@ -217,7 +235,8 @@ def render(
                 )
             markers.append(marker)
         return _join(text, plan.positions, markers, None)
-    labels = [f"[{n}]" for n in range(len(plan.sources) + 1)]
+    label = "[^{}]" if footnotes else "[{}]"
+    labels = [label.format(n) for n in range(len(plan.sources) + 1)]
     markers = ["".join(map(labels.__getitem__, nums)) for nums in groups]
     return _join(text, plan.positions, markers, None)
 
@@ -270,6 +289,7 @@ def source_list(
     snap: SpanSnap | None = None,
     clamp: bool = False,
     id_prefix: str = _DEFAULT_ID_PREFIX,
+    footnotes: bool = False,
 ) -> str:
     """The numbered list of the sources :func:`render` cites, to show below the text.
 
@@ -279,6 +299,8 @@ def source_list(
     marked "(not cited)":
 
     - ``"markdown"``: a bullet list ``- [1] [Title](<https://…>)``, titles escaped;
+      with ``footnotes=True``, GFM footnote definitions ``[^1]: [Title](<https://…>)``
+      for :func:`render`'s ``footnotes=True`` references;
     - ``"plain"``: ``[1] Title — https://…``;
     - ``"html"``: ``<ol class="gp-sources">`` with ``<li id="gp-source-1">`` entries
       (the targets of :func:`render`'s HTML markers), everything escaped.
@@ -300,13 +322,16 @@ def source_list(
     """
     if style not in _STYLES:
         raise ArgumentValueError(f"style must be 'markdown', 'html' or 'plain', not {style!r}")
+    if footnotes and style != "markdown":
+        raise ArgumentValueError("footnotes=True needs style='markdown'")
     plan = _Plan(text, citations, snap, clamp)
     cited = len(plan.sources)
     numbered = list(enumerate(plan.sources + _rest(plan.sources, uncited), 1))
     if not numbered:
         return ""
     if style == "markdown":
-        lines = [_markdown_entry(n, s) for n, s in numbered]
+        entry = _footnote_entry if footnotes else _markdown_entry
+        lines = [entry(n, s) for n, s in numbered]
     elif style == "plain":
         lines = [_plain_entry(n, s) for n, s in numbered]
     else:
@@ -490,6 +515,10 @@ def _markdown_entry(n: int, source: Source) -> str:
         return f"- [{n}] [{label}](<{_md_destination(source.uri)}>)"
     uri = _shown_uri(source)
     return f"- [{n}] {label} — {_md_text(uri)}" if uri else f"- [{n}] {label}"
+
+
+def _footnote_entry(n: int, source: Source) -> str:
+    return f"[^{n}]:" + _markdown_entry(n, source).removeprefix(f"- [{n}]")
 
 
 def _html_entry(n: int, source: Source, id_prefix: str, uncited: bool = False) -> str:

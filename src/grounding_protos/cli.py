@@ -20,7 +20,7 @@ import dataclasses
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, Final, NoReturn
+from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from grounding_protos._cli_io import (
     EXIT_OK,
@@ -38,6 +38,9 @@ from grounding_protos._cli_io import (
     stderr_line,
     write_once,
 )
+
+if TYPE_CHECKING:
+    from grounding_protos._cli_commands import Options
 
 __all__ = ["main"]
 
@@ -308,6 +311,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub.add_argument("--title", help="the HTML page's title")
     sub.add_argument(
+        "--raw-text",
+        action="store_true",
+        help="html: show the answer as the text it is, not as rendered Markdown",
+    )
+    sub.add_argument(
+        "--footnotes",
+        action="store_true",
+        help="markdown: GFM footnotes ([^1] and [^1]: definitions) instead of [1]",
+    )
+    sub.add_argument(
         "--snap", choices=_SNAPS, help="move offsets that split a character to a boundary"
     )
     sub.add_argument(
@@ -436,6 +449,24 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _render_view(options: Options) -> Options:
+    """Check render's view options; without markdown-it-py, say once that the HTML page
+    shows raw text."""
+    from grounding_protos._markdown_html import available
+
+    if options.footnotes and options.style != "markdown":
+        raise Failure("--footnotes is for --style markdown")
+    if options.raw_text and options.style != "html":
+        raise Failure("--raw-text is for --style html")
+    if options.style == "html" and not options.raw_text and not available():
+        stderr_line(
+            f"{PROG}: markdown-it-py (3 or later) is not installed: the answer is shown as "
+            "raw text (pip install 'grounding-protos[html]'; --raw-text asks for it)"
+        )
+        options = dataclasses.replace(options, raw_text=True)
+    return options
+
+
 def _cmd_document(args: argparse.Namespace) -> int:
     """render, validate and inspect: one document, or a batch with --jsonl."""
     from grounding_protos._cli_commands import (
@@ -472,6 +503,8 @@ def _cmd_document(args: argparse.Namespace) -> int:
         clamp=getattr(args, "clamp", False),
         unit=getattr(args, "unit", None),
         title=getattr(args, "title", None),
+        raw_text=getattr(args, "raw_text", False),
+        footnotes=getattr(args, "footnotes", False),
         spans=getattr(args, "spans", "repair"),
         resolve_urls=getattr(args, "resolve_urls", False),
         cache=getattr(args, "cache", None),
@@ -482,6 +515,8 @@ def _cmd_document(args: argparse.Namespace) -> int:
         from grounding_protos._cli_commands import check_resolving
 
         check_resolving()
+    if command == "render":
+        options = _render_view(options)
     if args.jsonl:
         if args.source not in ("json", "base64"):
             raise Failure(
