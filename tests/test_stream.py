@@ -512,7 +512,7 @@ def test_sse_details_follow_the_specification() -> None:
          '"message": "slow down"}}]', 2, "429 RESOURCE_EXHAUSTED: slow down"),
         ('data: {"choices": [{"delta": {"content": "hi"}}]}\n\n', 1, "keys {choices}"),
         ("event: response.output_text.delta\ndata: {}\n\n", 1, "event type"),
-        ('data: {"answer": {"answerText": "x"}}\n\n', 1, "not a generateContent response"),
+        ('data: {"answers": {"answerText": "x"}}\n\n', 1, "not a generateContent response"),
     ],
 )  # fmt: skip
 def test_a_chunk_that_is_not_a_response_names_its_event(
@@ -526,10 +526,6 @@ def test_a_chunk_that_is_not_a_response_names_its_event(
 
 
 def test_other_inputs_that_are_not_streams() -> None:
-    from grounding_protos.discoveryengine_v1 import Answer
-
-    with pytest.raises(StreamError, match=r"event 1: a google\.cloud\.discoveryengine\.v1\.Answer"):
-        read_stream([Answer(answer_text="x")])
     with pytest.raises(StreamError, match="0 events"):
         read_stream([])
     with pytest.raises(StreamError, match="not a recorded stream"):
@@ -822,3 +818,63 @@ def test_cli_on_the_shipped_stream_example(
     head = b"".join(stream_file.read_bytes().splitlines(keepends=True)[:6])
     code, out, err = run_cli(capsys, monkeypatch, "render", stdin=head)
     assert code == 1 and "[stream-incomplete]" in err and "[1]" not in out
+
+
+# --- Discovery Engine streamed answers (:streamAnswer) ----------------------------------------
+
+ANSWER_PARTS = ["Köln liegt am Rhein. ", "東京は首都です。", " Emoji 👩🏽\u200d💻 ok."]
+
+
+def answer_chunks(final_state: str = "SUCCEEDED") -> list[dict[str, Any]]:
+    """AnswerQueryResponse messages as :streamAnswer sends them: one sentence each,
+    citations with offsets into the whole answer, each part's references its own
+    (its referenceIds count from 0; merge_answer_chunks shifts them)."""
+    chunks = []
+    start = 0
+    for i, part in enumerate(ANSWER_PARTS):
+        end = start + len(part.rstrip().encode("utf-8"))
+        state = final_state if i == len(ANSWER_PARTS) - 1 else "STREAMING"
+        chunks.append({"answer": {
+            "state": state, "answerText": part,
+            "citations": [{"startIndex": str(start), "endIndex": str(end),
+                           "sources": [{"referenceId": "0"}]}],
+            "references": [{"chunkInfo": {"content": part.strip(),
+                                          "documentMetadata": {"title": f"Doc {i}"}}}],
+        }})  # fmt: skip
+        start += len(part.encode("utf-8"))
+    return chunks
+
+
+def test_a_streamed_discovery_engine_answer_reads_as_the_whole_answer() -> None:
+    whole = "".join(ANSWER_PARTS)
+    for stream in (
+        answer_chunks(),
+        "".join(f"data: {json.dumps(c, ensure_ascii=False)}\r\n\r\n" for c in answer_chunks()),
+        json.dumps(answer_chunks()),
+    ):
+        grounded = read_stream(stream)
+        assert grounded.text == whole and grounded.problems == []
+        assert [c.text for c in grounded.citations] == [p.rstrip() for p in ANSWER_PARTS]
+        assert [c.sources[0].title for c in grounded.citations] == ["Doc 0", "Doc 1", "Doc 2"]
+
+
+def test_a_streamed_answer_as_messages_and_async() -> None:
+    from grounding_protos import codec
+    from grounding_protos.discoveryengine_v1 import Answer
+
+    messages = [codec.from_dict(Answer, c["answer"]) for c in answer_chunks()]
+    assert [c.text for c in read_stream(messages).citations] == [p.rstrip() for p in ANSWER_PARTS]
+
+    async def chunks() -> AsyncIterator[dict[str, Any]]:
+        for chunk in answer_chunks():
+            yield chunk
+
+    assert asyncio.run(aread_stream(chunks())).text == "".join(ANSWER_PARTS)
+
+
+def test_an_interrupted_answer_stream_says_so() -> None:
+    grounded = read_stream(answer_chunks()[:2])
+    assert grounded.text == "".join(ANSWER_PARTS[:2])
+    assert [p.code for p in grounded.problems] == ["stream-incomplete"]
+    with pytest.raises(StreamError, match="event 2: not a part of a streamed Discovery Engine"):
+        read_stream([answer_chunks()[0], {"candidates": []}])

@@ -16,7 +16,6 @@ citations of every chunk are kept (exact duplicates once); ``urlContextMetadata`
 from __future__ import annotations
 
 import enum
-import functools
 import itertools
 from bisect import bisect_left, bisect_right
 from collections.abc import AsyncIterable, Iterable, Iterator, Mapping
@@ -26,6 +25,7 @@ from typing import IO, Any
 from google.protobuf.message import Message
 
 from grounding_protos import _access
+from grounding_protos._access import get, items, unwrap
 from grounding_protos._exceptions import CitationError, OffsetError, StreamError
 from grounding_protos._extract import read
 from grounding_protos._model import Citation, Grounded, Problem, SpanPolicy
@@ -51,39 +51,6 @@ _RESPONSE_FIELDS = (
     "model_status",
 )
 _CITATION_FIELDS = ("uri", "title", "license")
-
-
-# --- Field access: _access' generic access, with a fast path for JSON dicts -------------------
-
-
-@functools.cache
-def _camel(name: str) -> str:
-    return _access.camel(name)
-
-
-def get(obj: object, name: str) -> Any:
-    """``_access.get``, a dict lookup for JSON dicts (thousands of chunks)."""
-    if type(obj) is dict:
-        if name in obj:
-            return obj[name]
-        return obj.get(_camel(name))
-    return _access.get(obj, name)
-
-
-def items(obj: object, name: str) -> list[Any]:
-    """``_access.items`` (a JSON list as it is, not copied: only read here)."""
-    if type(obj) is dict:
-        value = get(obj, name)
-        if type(value) is list:
-            return value
-    return _access.items(obj, name)
-
-
-def unwrap(obj: object) -> object:
-    """``_access.unwrap``, JSON dicts as they are."""
-    if obj is None or type(obj) in (dict, str, list):
-        return obj
-    return _access.unwrap(obj)
 
 
 _CANDIDATE_FIELDS = (
@@ -735,12 +702,64 @@ def read_stream(
     options = _Options(candidate, text, snap, clamp, errors)
     merger = Merger()
     add = merger.add
-    for item in stream_items(stream):
+    events = iter(stream_items(stream))
+    first = next(events, None)
+    if first is not None and not isinstance(first, Truncated) and _is_answer_chunk(first[1]):
+        return _read_answers(itertools.chain([first], events), options)
+    for item in events if first is None else itertools.chain([first], events):
         if type(item) is Truncated:
             merger.truncated(item)
             break
         add(*item)
     return merger.grounded(options, final=True)
+
+
+# --- Discovery Engine streamed answers ----------------------------------------------------
+
+
+def _is_answer_chunk(value: object) -> bool:
+    """Whether a chunk is part of a streamed Discovery Engine answer (an
+    ``AnswerQueryResponse`` or an ``Answer``), not a ``generateContent`` chunk."""
+    if isinstance(value, (str, bytes, bytearray)):
+        return False  # JSON text of a chunk: decoded by the Gemini path, which says so
+    from grounding_protos._inputs import classify
+
+    return classify(value) in ("answer", "answer_query_response")
+
+
+def _read_answers(events: Iterable[Item], options: _Options) -> Grounded:
+    """``read`` of the ``Answer`` that the chunks of a streamed answer merge into
+    (``_inputs_answer_stream.merge_answer_chunks``: each chunk a delta of the text)."""
+    from grounding_protos._inputs_answer_stream import merge_answer_chunks
+
+    chunks: list[object] = []
+    problems: list[Problem] = []
+    for item in events:
+        if isinstance(item, Truncated):
+            problems.append(Problem("stream-truncated", item.message, ""))
+            break
+        number, value = item
+        if isinstance(value, (str, bytes, bytearray)):
+            value = _decode_text(number, bytes(value) if isinstance(value, bytearray) else value)
+        if not _is_answer_chunk(value):
+            raise StreamError("not a part of a streamed Discovery Engine answer", event=number)
+        chunks.append(value)
+    merged = merge_answer_chunks(chunks)
+    grounded = read(
+        merged, text=options.text, errors=options.errors, snap=options.snap, clamp=options.clamp
+    )
+    state = merged.get("state")
+    if state in (None, "STREAMING", "IN_PROGRESS", "STATE_UNSPECIFIED"):
+        problems.append(
+            Problem(
+                "stream-incomplete",
+                f"the stream ended after {len(chunks)} answers, the last in state "
+                f"{state or 'STATE_UNSPECIFIED'} (interrupted?): the text and citations are "
+                "those that arrived",
+                "answer.state",
+            )
+        )
+    return replace(grounded, problems=[*grounded.problems, *problems])
 
 
 async def aread_stream(
@@ -770,11 +789,18 @@ async def aread_stream(
         )
     options = _Options(candidate, text, snap, clamp, errors)
     merger = Merger()
+    answers: list[Item] = []
     async for item in _async_items(stream):
+        if answers or (not isinstance(item, Truncated) and not merger.events
+                       and _is_answer_chunk(item[1])):  # fmt: skip
+            answers.append(item)
+            continue
         if isinstance(item, Truncated):
             merger.truncated(item)
             break
         merger.add(item.number, item.value)
+    if answers:
+        return _read_answers(answers, options)
     return merger.grounded(options, final=True)
 
 
