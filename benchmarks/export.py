@@ -17,14 +17,13 @@ in one part, 800 web grounding chunks and 10,000 grounding supports (spans of up
 
 from __future__ import annotations
 
-import gc
 import random
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
 from _corpus import SENTENCES  # benchmarks/ is the script directory
+from _timing import best  # benchmarks/ is the script directory
 
 from grounding_protos.citations import read
 from grounding_protos.convert import to_langchain_blocks, to_openai_annotations
@@ -70,21 +69,6 @@ def make_response(scale: float, seed: int = 2024) -> dict[str, Any]:
             }
         ]
     }
-
-
-def best(fn: Callable[[], object], repeat: int) -> float:
-    """Best wall time of ``fn`` over ``repeat`` runs, in seconds (GC off while timing)."""
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        gc.disable()
-        try:
-            t0 = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t0)
-        finally:
-            gc.enable()
-    return min(times)
 
 
 def run(scale: float = 1.0, repeat: int = 5) -> None:

@@ -15,29 +15,17 @@ of ``read`` on a small Gemini candidate, the shape tried last: goal < 25%.
 
 from __future__ import annotations
 
-import gc
 import random
 import sys
-import time
-from collections.abc import Callable
 from typing import Any
 
 from _corpus import SENTENCES  # benchmarks/ is the script directory
+from _timing import best  # benchmarks/ is the script directory
 
 from grounding_protos._inputs import reader_for
 from grounding_protos.citations import read
 
 SENTENCE_COUNT = 2_000
-
-
-def _best(fn: Callable[[], object], repeat: int = 5) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def make_shapes(count: int, seed: int = 7) -> dict[str, Any]:
@@ -101,15 +89,15 @@ def main(count: int = SENTENCE_COUNT, repeat: int = 5) -> None:
         grounded = read(document)
         assert grounded.shape == shape
         assert [(c.char_start, c.char_end) for c in grounded.citations] == expected, shape
-        times[shape] = _best(lambda d=document: read(d), repeat)
+        times[shape] = best(lambda d=document: read(d), repeat)
     base = times["gemini_response"]
     print(f"read of {count} cited sentences, against the Gemini response ({base * 1e3:.1f} ms):")
     for shape, seconds in times.items():
         print(f"  {shape:32s} {seconds * 1e3:8.1f} ms  {seconds / base:5.2f}x   (goal <= 1.5x)")
     small = {"content": {"parts": [{"text": "Köln."}]}, "finishReason": "STOP"}
     loops = 2_000
-    dispatch = _best(lambda: [reader_for(small) for _ in range(loops)], repeat)
-    whole = _best(lambda: [read(small) for _ in range(loops)], repeat)
+    dispatch = best(lambda: [reader_for(small) for _ in range(loops)], repeat)
+    whole = best(lambda: [read(small) for _ in range(loops)], repeat)
     each, total = dispatch / loops * 1e6, whole / loops * 1e6
     print(f"dispatch share of read on a small Gemini candidate: {dispatch / whole:.0%} "
           f"({each:.1f} of {total:.1f} µs; goal < 25%)")  # fmt: skip

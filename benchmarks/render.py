@@ -21,13 +21,12 @@ the Markdown view.
 
 from __future__ import annotations
 
-import gc
 import random
 import sys
-import time
 from collections.abc import Callable
 
 from _corpus import SENTENCES  # benchmarks/ is the script directory
+from _timing import best  # benchmarks/ is the script directory
 
 from grounding_protos._model import Citation, Source
 from grounding_protos._render import render
@@ -102,21 +101,6 @@ def naive_assemble(text: str, citations: list[Citation], spans: list[tuple[int, 
 
 
 # --- Timing -------------------------------------------------------------------------------
-
-
-def best(fn: Callable[[], object], repeat: int) -> float:
-    """Best wall time of ``fn`` over ``repeat`` runs, in seconds (GC off while timing)."""
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        gc.disable()
-        try:
-            t0 = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t0)
-        finally:
-            gc.enable()
-    return min(times)
 
 
 def main() -> None:

@@ -16,11 +16,12 @@ scripts and emoji) with 10,000 citations (overlapping spans of up to ~300 charac
 
 from __future__ import annotations
 
-import gc
 import random
 import sys
 import time
 from collections.abc import Callable
+
+import _timing  # benchmarks/ is the script directory
 
 from grounding_protos._markdown_html import plain_html
 from grounding_protos._model import Citation, Source
@@ -99,20 +100,9 @@ def make_case(scale: float, seed: int = 2024) -> tuple[str, list[Citation]]:
 
 
 def best(fn: Callable[[], object], repeat: int) -> float:
-    """Best CPU time of ``fn`` over ``repeat`` runs, in seconds (GC off while timing):
-    CPU time of this process, not wall time, so that other work on the machine
-    disturbs the ratios less."""
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        gc.disable()
-        try:
-            t0 = time.process_time()
-            fn()
-            times.append(time.process_time() - t0)
-        finally:
-            gc.enable()
-    return min(times)
+    """Best CPU time of ``fn`` over ``repeat`` runs: CPU time of this process, not wall
+    time, so that other work on the machine disturbs the ratios less."""
+    return _timing.best(fn, repeat, time.process_time)
 
 
 def main(scale: float = 1.0, repeat: int = 5) -> dict[str, float]:

@@ -15,14 +15,12 @@ sentences) and 10,000 grounding supports, each with its ``segment.text``:
 
 from __future__ import annotations
 
-import gc
 import random
 import sys
-import time
-from collections.abc import Callable
 from typing import Any
 
 from _corpus import SENTENCES  # benchmarks/ is the script directory
+from _timing import best  # benchmarks/ is the script directory
 
 from grounding_protos.citations import read
 
@@ -72,16 +70,6 @@ def make_response(scale: float = 1.0, drift: bool = False, seed: int = 7) -> dic
             }
         ]
     }
-
-
-def best(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main(scale: float = 1.0, repeat: int = 5) -> dict[str, float]:

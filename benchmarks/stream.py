@@ -21,10 +21,10 @@ import gc
 import random
 import sys
 import time
-from collections.abc import Callable
 from typing import Any
 
 from _corpus import SENTENCES  # benchmarks/ is the script directory
+from _timing import best  # benchmarks/ is the script directory
 
 from grounding_protos.citations import StreamReader, read, read_stream
 
@@ -86,24 +86,6 @@ def make_case(
         }]
     }  # fmt: skip
     return out, merged
-
-
-def best(
-    fn: Callable[[], object], repeat: int, clock: Callable[[], float] = time.perf_counter
-) -> float:
-    """Best time of ``fn`` over ``repeat`` runs, in seconds (GC off while timing): wall
-    time, or with ``clock=time.process_time`` CPU time (less moved by other processes)."""
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        gc.disable()
-        try:
-            t0 = clock()
-            fn()
-            times.append(clock() - t0)
-        finally:
-            gc.enable()
-    return min(times)
 
 
 def feed_times(chunks: list[Json], window: int) -> tuple[float, float, float]:

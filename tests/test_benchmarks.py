@@ -19,6 +19,15 @@ from google.protobuf import json_format
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
+def script(name: str) -> ModuleType:
+    """The benchmark script ``benchmarks/<name>.py``, imported as its own directory would."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+
+
 @pytest.fixture(scope="module")
 def scripts() -> Iterator[tuple[ModuleType, ModuleType]]:
     sys.path.insert(0, str(BENCHMARKS))
@@ -58,11 +67,7 @@ def test_codec_benchmark_prints_floors_and_ceilings(
 
 
 def test_repair_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        repair = importlib.import_module("repair")
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    repair = script("repair")
     results = repair.main(scale=0.01, repeat=1)  # checks that repair gives back every span
     assert set(results) == {"strict_s", "repair_clean_ratio", "repair_drifted_ratio"}
     assert "goal <= 3x" in capsys.readouterr().out
@@ -71,11 +76,7 @@ def test_repair_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None
 def test_export_benchmark_prints_a_ratio_per_export_and_unit(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        export_benchmark = importlib.import_module("export")
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    export_benchmark = script("export")
     export_benchmark.run(0.01, repeat=1)
     out = capsys.readouterr().out
     assert "100 citations" in out and "read (baseline)" in out
@@ -83,11 +84,7 @@ def test_export_benchmark_prints_a_ratio_per_export_and_unit(
 
 
 def test_read_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        read_benchmark = importlib.import_module("read")
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    read_benchmark = script("read")
     results = read_benchmark.main(repeat=1, number=2, lines=3)
     assert set(results) == {
         "read_gemini_vs_json_loads", "read_answer_vs_fromstring", "validate_vs_read_gemini",
@@ -97,22 +94,14 @@ def test_read_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_readers_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        readers = importlib.import_module("readers")
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    readers = script("readers")
     readers.main(count=20, repeat=1)  # checks every shape reads the same spans
     out = capsys.readouterr().out
     assert out.count("x   (goal <= 1.5x)") == 6 and "dispatch share" in out
 
 
 def test_stream_benchmark_runs_and_prints_its_ratios(capsys: pytest.CaptureFixture[str]) -> None:
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        stream_benchmark = importlib.import_module("stream")
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    stream_benchmark = script("stream")
     chunks, merged = stream_benchmark.make_case(20_000, 200, 50)
     assert len(chunks) == 200
     assert len(merged["candidates"][0]["groundingMetadata"]["groundingSupports"]) == 50
@@ -123,11 +112,7 @@ def test_stream_benchmark_runs_and_prints_its_ratios(capsys: pytest.CaptureFixtu
 
 def test_markdown_view_benchmark_runs_at_a_tiny_size(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("markdown_it")
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        render_markdown = importlib.import_module("render_markdown")
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    render_markdown = script("render_markdown")
     times = render_markdown.main(scale=0.01, repeat=1)
     out = capsys.readouterr().out
     assert "ratio html / markdown-it" in out and "goal: <= 2x" in out
