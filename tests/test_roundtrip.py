@@ -5,7 +5,8 @@ and UTF-8 bytes all differ (emoji with skin tones and ZWJ sequences)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Literal
 
 import pytest
 from hypothesis import given, settings
@@ -42,7 +43,7 @@ def chat_completion(text: str, annotations: list[dict[str, Any]]) -> dict[str, A
     }  # fmt: skip
 
 
-ORIGINALS = {
+ORIGINALS: dict[str, Callable[[], object]] = {
     "gemini": cases.gemini_response_json,
     "discovery_engine": cases.answer_message,
 }
@@ -120,7 +121,8 @@ def test_any_spans_survive_the_round_trip(text: str, data: st.DataObject) -> Non
         ],
     }
     original = read(answer)
-    for unit in ("char", "utf16"):
-        annotations = to_openai_annotations(original, unit=unit)  # type: ignore[arg-type]
-        back = read(responses_api(text, annotations), unit=unit)  # type: ignore[arg-type]
+    units: tuple[Literal["char"], Literal["utf16"]] = ("char", "utf16")
+    for unit in units:
+        annotations = to_openai_annotations(original, unit=unit)
+        back = read(responses_api(text, annotations), unit=unit)
         assert spans(back) == spans(original)
