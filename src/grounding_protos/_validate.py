@@ -19,7 +19,7 @@ from google.protobuf.message import Message
 
 from grounding_protos._access import get, unwrap
 from grounding_protos._exceptions import ArgumentValueError, UnsupportedInputError
-from grounding_protos._inputs import classify, read_input
+from grounding_protos._inputs import read_input
 from grounding_protos._json_check import parses
 from grounding_protos._model import Problem
 from grounding_protos._offsets import Unit, shown
@@ -163,27 +163,33 @@ def _required(message: Message, path: str) -> list[Problem]:
 
 
 def _scores(obj: object) -> list[Problem]:
-    """Every ``*_score`` (and ``*_scores`` element) outside [0, 1] in the input tree."""
+    """Every ``*_score`` (and ``*_scores`` element) outside [0, 1] in the input tree.
+
+    Paths are built only for the problems found: a node's place is kept as a chain
+    ``(parent's place, key or index)`` and spelled (snake_case, ``[i]``) on demand.
+    """
     problems: list[Problem] = []
-    stack: list[tuple[object, str, int]] = [(obj, "", 0)]
+    stack: list[tuple[object, _Place, int]] = [(obj, None, 0)]
     while stack:
-        node, path, depth = stack.pop()
+        node, place, depth = stack.pop()
         if depth > _MAX_DEPTH:
             continue
-        if type(node) is dict:  # REST JSON: key spellings looked at only where needed
-            pairs: Iterable[tuple[str, object]] = _json_pairs(node)
-        else:
-            pairs = _children(node)
-        for name, value in pairs:
-            kind = type(value)
-            if name.endswith("_score"):
-                if kind is not float or not 0.0 <= value <= 1.0:  # type: ignore[operator]
-                    _check_score(value, f"{path}.{name}" if path else name, problems)
+        # REST JSON as it is; messages and SDK objects by their (snake_case) fields
+        pairs: Iterable[tuple[object, object]] = (
+            node.items() if type(node) is dict else _children(node)
+        )
+        for key, value in pairs:
+            if type(key) is not str:
                 continue
-            if kind in _LEAVES and not name.endswith("_scores"):
-                continue  # most of a response: nothing to look into
-            child = f"{path}.{name}" if path else name
-            if name.endswith("_scores"):
+            kind = type(value)
+            score = _is_score(key)
+            if score == 1:  # a *_score field
+                if kind is not float or not 0.0 <= value <= 1.0:  # type: ignore[operator]
+                    _check_score(value, _spell((place, key)), problems)
+                continue
+            if kind in _LEAVES and score == 0:
+                continue  # most of a response: a scalar that is no score
+            if score == 2:  # a *_scores field
                 if kind is list and all(
                     type(v) is float and 0.0 <= v <= 1.0
                     for v in value  # type: ignore[attr-defined]
@@ -191,18 +197,47 @@ def _scores(obj: object) -> list[Problem]:
                     continue  # the common case: nothing wrong
                 for i, v in _elements(value):
                     if i is not None:
-                        _check_score(v, f"{child}[{i}]", problems)
+                        _check_score(v, _spell(((place, key), i)), problems)
             elif kind is list:
                 elements: list[object] = value  # type: ignore[assignment]
+                here = (place, key)
                 stack.extend(
-                    (item, f"{child}[{i}]", depth + 1)
-                    for i, item in enumerate(elements)
-                    if type(item) not in _LEAVES
-                )
+                    ((item, (here, i), depth + 1)
+                     for i, item in enumerate(elements) if type(item) not in _LEAVES)
+                )  # fmt: skip
             else:
                 for i, item in _elements(value):
-                    stack.append((item, child if i is None else f"{child}[{i}]", depth + 1))
+                    stack.append((item, (place, key) if i is None else ((place, key), i),
+                                  depth + 1))  # fmt: skip
     return problems
+
+
+# Where a node is: None for the root, else (the parent's place, a field name or an index).
+_Place = Any
+
+
+def _is_score(key: str) -> int:
+    """1 for a ``*_score`` field, 2 for ``*_scores``, 0 otherwise, by the snake_case
+    name (``groundingScore`` is ``grounding_score``); cached per key."""
+    kind = _SCORE_KINDS.get(key)
+    if kind is None:
+        name = _snake(key)
+        kind = 1 if name.endswith("_score") else 2 if name.endswith("_scores") else 0
+        if len(_SCORE_KINDS) < 4096:
+            _SCORE_KINDS[key] = kind
+    return kind
+
+
+_SCORE_KINDS: dict[str, int] = {}
+
+
+def _spell(place: _Place) -> str:
+    """The path of a place: ``candidates[0].grounding_metadata.grounding_supports[3]``."""
+    parts: list[str] = []
+    while place is not None:
+        place, step = place
+        parts.append(f"[{step}]" if type(step) is int else "." + _snake(step))
+    return "".join(reversed(parts)).lstrip(".")
 
 
 def _check_score(value: object, path: str, problems: list[Problem]) -> None:
@@ -218,18 +253,6 @@ def _check_score(value: object, path: str, problems: list[Problem]) -> None:
         problems.append(Problem("score-out-of-range", f"score {score} is outside [0, 1]", path))
 
 
-def _json_pairs(node: dict[Any, Any]) -> Iterator[tuple[str, object]]:
-    """The entries of a JSON object that can hold or be a score, with snake_case names:
-    containers, and keys ending in score(s); other scalars are skipped unread."""
-    for key, value in node.items():
-        if type(value) in _LEAVES and not (
-            type(key) is str and key[-5:].lower() in ("score", "cores")
-        ):
-            continue
-        if isinstance(key, str):
-            yield _snake(key), value
-
-
 _LEAVES = frozenset({str, int, float, bool, type(None), bytes})
 _SNAKES: dict[str, str] = {}
 
@@ -243,10 +266,29 @@ def _snake(key: str) -> str:
     return name
 
 
+@functools.cache
+def _score_fields(descriptor: Any) -> tuple[tuple[str, bool, bool], ...]:
+    """``(name, repeated, has presence)`` of a message type's fields that are scores
+    (``*_score``, ``*_scores``) or messages to look into, in field-number order."""
+    out = []
+    for field in sorted(descriptor.fields, key=lambda f: f.number):
+        message = field.message_type
+        nested = message is not None and not message.GetOptions().map_entry
+        if nested or field.name.endswith(("_score", "_scores")):
+            out.append((field.name, is_repeated(field), field.has_presence))
+    return tuple(out)
+
+
 def _children(node: object) -> Iterator[tuple[str, object]]:
     if isinstance(node, Message):
-        for field, value in node.ListFields():
-            yield field.name, value
+        # only the fields that can be or hold a score, as ListFields() would list them
+        for name, repeated, presence in _score_fields(node.DESCRIPTOR):
+            value = getattr(node, name)
+            if repeated:
+                if len(value):
+                    yield name, value
+            elif node.HasField(name) if presence else value != 0:
+                yield name, value
     elif isinstance(node, Mapping):
         for key, value in node.items():
             if isinstance(key, str):
@@ -295,7 +337,7 @@ def _json_types(obj: Mapping[Any, Any], raw: RawAnswer, candidate: int) -> list[
     for part, full_name, path in targets:
         if not isinstance(part, Mapping):
             continue
-        if classify(part) == "citation_metadata" and "citations" in part:
+        if full_name.endswith(".CitationMetadata") and "citations" in part:
             continue  # Gemini/Vertex spelling, not the v1beta3 schema
         if parses(message_class(full_name).DESCRIPTOR, part):
             continue  # certainly parses: spare building the message
