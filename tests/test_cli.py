@@ -825,3 +825,30 @@ def test_examples_are_what_they_claim() -> None:
     for path in GOOD:
         assert validate(load(path)) == []
     assert len({p.code for p in validate(load(BROKEN))}) == 4
+
+
+def test_inspect_shows_uncited_sources_search_info_and_kind_fields(cli: Any) -> None:
+    body = json.loads(GEMINI.read_text(encoding="utf-8"))
+    meta = body["candidates"][0]["groundingMetadata"]
+    meta["groundingChunks"].append(
+        {"maps": {"placeId": "ChIJ-elbe", "title": "", "uri": "https://maps.example/e"}}
+    )
+    meta["retrievalQueries"] = ["Elbphilharmonie Akustik"]
+    body["candidates"][0]["urlContextMetadata"] = {"urlMetadata": [
+        {"retrievedUrl": "https://x.example", "urlRetrievalStatus": "URL_RETRIEVAL_STATUS_ERROR"}
+    ]}  # fmt: skip
+    run = cli("inspect", "--json", stdin=json.dumps(body).encode())
+    summary = json.loads(run.text)
+    *cited, uncited = summary["sources"]
+    assert all("cited" not in s for s in cited)
+    assert uncited == {"number": 5, "label": "place ChIJ-elbe", "kind": "maps", "cited": False,
+                       "uri": "https://maps.example/e", "place_id": "ChIJ-elbe"}  # fmt: skip
+    assert summary["search"] == {
+        "queries": ["Elbphilharmonie Eröffnung", "Elbphilharmonie Akustik 豊田泰久"],
+        "retrieval_queries": ["Elbphilharmonie Akustik"],
+        "search_suggestions": True,
+        "url_statuses": [{"url": "https://x.example", "status": "URL_RETRIEVAL_STATUS_ERROR"}],
+    }
+    text = cli("inspect", stdin=json.dumps(body).encode()).text
+    assert "[5] place ChIJ-elbe — https://maps.example/e (maps, not cited)" in text
+    assert "Search Suggestions: present" in text and "URL_RETRIEVAL_STATUS_ERROR" in text

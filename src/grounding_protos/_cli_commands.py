@@ -287,14 +287,16 @@ def summarize(options: Options, document: object, label: str) -> dict[str, Any]:
         return summary
     problems += redirect_problems(grounded)
     text, citations = grounded.text, grounded.citations
+    uncited = grounded.uncited_sources
     if text is not None:
-        numbered = number_sources(text, citations)
+        numbered = number_sources(text, citations, uncited=uncited)
     else:  # numbered as render numbers them, by Source.key
         firsts: dict[object, Source] = {}
-        for source in grounded.sources:
+        for source in [*grounded.sources, *uncited]:
             firsts.setdefault(source.key, source)
         numbered = list(enumerate(firsts.values(), 1))
     numbers = {source.key: n for n, source in numbered}
+    cited_keys = {s.key for c in citations for s in c.sources}
     summary["text"] = (
         None
         if text is None
@@ -317,8 +319,16 @@ def summarize(options: Options, document: object, label: str) -> dict[str, Any]:
         covered = cited_characters(citations)
         share = round(100 * covered / len(text), 1) if text else 0.0
         summary["cited"] = {"characters": covered, "of": len(text), "percent": share}
-    summary["sources"] = [_source_entry(n, s) for n, s in numbered]
+    summary["sources"] = [_source_entry(n, s, s.key in cited_keys) for n, s in numbered]
     summary["spans"] = spans
+    search = grounded.search
+    if search:
+        summary["search"] = {
+            "queries": list(search.queries),
+            "retrieval_queries": list(search.retrieval_queries),
+            "search_suggestions": search.rendered_content is not None,
+            "url_statuses": [{"url": u.url, "status": u.status} for u in search.url_statuses],
+        }
     summary["problems"] = problems
     return summary
 
@@ -344,10 +354,16 @@ def _spans(citations: Sequence[Citation], numbers: Mapping[object, int]) -> list
     return list(merged.values())
 
 
-def _source_entry(n: int, source: Source) -> dict[str, Any]:
+def _source_entry(n: int, source: Source, cited: bool = True) -> dict[str, Any]:
     entry: dict[str, Any] = {"number": n, "label": source.label, "kind": source.kind}
-    if source.uri:
-        entry["uri"] = source.uri
+    if not cited:
+        entry["cited"] = False
+    for name in ("uri", "document", "place_id", "file_search_store", "redirect_uri"):
+        value = getattr(source, name)
+        if value:
+            entry[name] = value
+    if source.custom_metadata:
+        entry["custom_metadata"] = dict(source.custom_metadata)
     return entry
 
 
@@ -406,7 +422,19 @@ def format_summary(summary: Mapping[str, Any]) -> str:
             label = _one_line(source["label"])
             uri = source.get("uri")
             shown = f"{label} — {uri}" if uri and uri != source["label"] else label
-            lines.append(f"  [{source['number']}] {shown} ({source['kind']})")
+            extra = "" if source.get("cited", True) else ", not cited"
+            lines.append(f"  [{source['number']}] {shown} ({source['kind']}{extra})")
+    search = summary.get("search")
+    if search:
+        lines.append("")
+        lines.append("search:")
+        for name, key in (("queries", "queries"), ("retrieval", "retrieval_queries")):
+            if search[key]:
+                lines.append(f"  {name + ':':<11}" + "; ".join(map(_one_line, search[key])))
+        if search["search_suggestions"]:
+            lines.append("  Search Suggestions: present (render --style html shows them)")
+        for status in search["url_statuses"]:
+            lines.append(f"  url:       {_one_line(status['url'])} ({status['status']})")
     if problems:
         lines.append("")
         lines.append("problems:")
