@@ -71,7 +71,7 @@ def check_grounded(grounded: Grounded) -> None:
     mark = next(ch for ch in "\x00\x01\ue000\U0010fffd|#" if ch not in text)
     marked = render(text, citations, lambda pairs: mark + ",".join(str(n) for n, _ in pairs) + mark)
     assert re.sub(f"{re.escape(mark)}[0-9,]*{re.escape(mark)}", "", marked) == text
-    page = render(text, citations, "html", highlight=True)
+    page = render(text, citations, "html", highlight=True, raw_text=True)
     page = re.sub(r'<sup class="gp-cite">.*?</sup>', "", page, flags=re.DOTALL)
     page = re.sub(r"</?mark\b[^>]*>", "", page)
     assert html.unescape(page) == text
