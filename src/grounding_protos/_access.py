@@ -90,7 +90,8 @@ def _plan(descriptor: Any, name: str) -> tuple[str, bool] | None:
 
 
 def fields(obj: object, *names: str) -> list[Any]:
-    """Several fields of ``obj`` at once, as :func:`get` reads each one.
+    """Several fields of ``obj`` at once, as :func:`get` reads each one (a JSON dict is
+    looked up in camelCase first, REST JSON's spelling; ``null`` counts as absent).
 
     >>> fields({"startIndex": 3, "text": "é"}, "start_index", "end_index", "text")
     [3, None, 'é']
@@ -99,20 +100,20 @@ def fields(obj: object, *names: str) -> list[Any]:
         return [get(obj, name) for name in names]
     spellings = _SPELLINGS.get(names)
     if spellings is None:
-        spellings = tuple((name, camel(name)) for name in names)
+        spellings = (names, tuple(camel(name) for name in names))
         if len(_SPELLINGS) < 1024:
             _SPELLINGS[names] = spellings
     get_value = obj.get
-    out = []
-    for name, spelled in spellings:
-        value = get_value(name, _MISSING)
-        if value is _MISSING:
-            value = get_value(spelled)  # None when absent (and when spelled == name)
-        out.append(value)
-    return out
+    values = list(map(get_value, spellings[1]))
+    if None in values:  # absent in camelCase: snake_case, or absent
+        snakes = spellings[0]
+        for i, value in enumerate(values):
+            if value is None:
+                values[i] = get_value(snakes[i])
+    return values
 
 
-_SPELLINGS: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}
+_SPELLINGS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 
 def has(obj: object, name: str) -> bool:

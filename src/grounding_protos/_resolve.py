@@ -176,7 +176,16 @@ class _Resolver:
             return None
         char_start = char_end = None
         cited: str | None = span.segment_text if isinstance(span.segment_text, str) else None
-        if index is not None:
+        hint = self.hints.get(id(span)) if index is not None else None
+        if (
+            hint is not None
+            and index is not None
+            and (cited is None or index.text[hint[0] : hint[1]] == cited)
+        ):
+            # placed in bulk (whole-text byte offsets in range) and its text agrees
+            char_start, char_end = hint
+            cited = index.text[char_start:char_end]
+        elif index is not None:
             located = self.locate(span, start, end, part, index, parts)
             if located is None:
                 return None
@@ -510,7 +519,7 @@ def _bulk_chars(
             type(start) is int
             and type(end) is int
             and 0 <= start <= end <= size
-            and (span.part is None or span.part == 0)
+            and (span.part is None or not span.part_relative)
         ):
             picked.append(id(span))
             offsets.append(start)
