@@ -415,3 +415,19 @@ def test_cli_renders_the_sources_of_an_answer_without_text() -> None:
     assert out.startswith("(the answer has no text)")
     assert "[1] de.example — https://de.example/buffett (not cited)" in out
     assert "the answer has no text" in run.stderr.decode()
+
+
+def test_bad_arguments_of_the_new_entry_points_raise_typed_errors() -> None:
+    from grounding_protos import ArgumentTypeError, ArgumentValueError
+    from grounding_protos.batch import process_lines
+    from grounding_protos.citations import SearchInfo, search_notes
+
+    grounded = read(response([support(SENTENCES[0], [0])]))
+    with pytest.raises(ArgumentTypeError, match=r"uncited\[0\] must be a Source, not str"):
+        source_list(TEXT, grounded.citations, uncited=["https://x.example"])  # type: ignore[list-item]
+    with pytest.raises(ArgumentTypeError, match=r"uncited\[0\]"):
+        number_sources(TEXT, grounded.citations, uncited=[None])  # type: ignore[list-item]
+    with pytest.raises(ArgumentValueError, match="style must be"):
+        search_notes(SearchInfo(queries=("q",)), "latex")  # type: ignore[arg-type]
+    with pytest.raises(ArgumentValueError, match="spans must be 'strict', 'repair' or 'skip'"):
+        list(process_lines(["{}"], "render", spans="lenient"))

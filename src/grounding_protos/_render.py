@@ -272,7 +272,9 @@ def _rest(numbered: list[Source], uncited: Iterable[Source]) -> list[Source]:
     """The uncited sources not already numbered, one per key, in order."""
     seen = {s.key for s in numbered}
     out = []
-    for source in uncited:
+    for i, source in enumerate(uncited):
+        if not isinstance(source, Source):
+            raise ArgumentTypeError(f"uncited[{i}] must be a Source, not {type(source).__name__}")
         key = source.key
         if key not in seen:
             seen.add(key)
