@@ -177,7 +177,8 @@ def page(
     """
     answer = _answer(text, citations, "gp-source-", raw_text)
     sources = source_list(text, citations, "html", uncited=uncited)
-    n_sources = len(number_sources(text, citations))
+    numbered = number_sources(text, citations, uncited=uncited)
+    n_sources = len({s.key for c in citations for s in c.sources})  # numbered first
     # citations and grounding supports often share spans: count the spans
     n_cited = len({(c.start, c.end) for c in citations if c.sources})
     covered = cited_characters(citations)
@@ -187,7 +188,7 @@ def page(
         f"{n_sources} source{'' if n_sources == 1 else 's'} · "
         f"{share} of the text cited"
     )
-    not_cited = len(number_sources(text, citations, uncited=uncited)) - n_sources
+    not_cited = len(numbered) - n_sources
     if not_cited:
         meta += f" · {not_cited} source{'' if not_cited == 1 else 's'} not cited"
     listing = sources or '<p class="gp-none">No sources.</p>'

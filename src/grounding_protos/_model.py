@@ -29,8 +29,9 @@ SpanPolicy = Literal["strict", "repair", "skip"]
 raise (``"strict"``), re-anchor it on its own text or raise (``"repair"``), or
 re-anchor it or leave it out (``"skip"``); every repair and skip is a :class:`Problem`."""
 
-# Hosts whose URIs say nothing about the page (Gemini/Vertex grounding redirects).
-_REDIRECT_HOSTS = frozenset({"vertexaisearch.cloud.google.com"})
+REDIRECT_HOSTS = frozenset({"vertexaisearch.cloud.google.com"})
+"""Hosts of grounding redirects (Gemini API and Vertex AI grounding with Google Search):
+their URIs say nothing about the page."""
 _EXCERPT = 60
 
 
@@ -135,7 +136,7 @@ def _host(uri: str) -> str | None:
 
 
 def _is_redirect(uri: str) -> bool:
-    return _host(uri) in _REDIRECT_HOSTS
+    return _host(uri) in REDIRECT_HOSTS
 
 
 def _excerpt(text: str) -> str:

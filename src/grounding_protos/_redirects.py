@@ -40,13 +40,11 @@ from grounding_protos._exceptions import (
     ArgumentValueError,
     MissingDependencyError,
 )
-from grounding_protos._model import Citation, Grounded, Problem, Source
+from grounding_protos._model import REDIRECT_HOSTS, Citation, Grounded, Problem, Source
 
 if TYPE_CHECKING:
     import httpx
 
-REDIRECT_HOSTS: Final = frozenset({"vertexaisearch.cloud.google.com"})
-"""Hosts of grounding redirects (Gemini API and Vertex AI grounding with Google Search)."""
 REDIRECT_PATH: Final = "/grounding-api-redirect/"
 """The path every grounding redirect URL starts with."""
 DEFAULT_CONCURRENCY: Final = 8

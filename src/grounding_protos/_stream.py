@@ -28,6 +28,8 @@ from grounding_protos import _access
 from grounding_protos._access import get, items, unwrap
 from grounding_protos._exceptions import CitationError, OffsetError, StreamError
 from grounding_protos._extract import read
+from grounding_protos._inputs import classify
+from grounding_protos._inputs_answer_stream import merge_answer_chunks
 from grounding_protos._model import Citation, Grounded, Problem, SpanPolicy
 from grounding_protos._offsets import SpanSnap
 from grounding_protos._stream_parse import (
@@ -704,9 +706,11 @@ def read_stream(
     add = merger.add
     events = iter(stream_items(stream))
     first = next(events, None)
-    if first is not None and not isinstance(first, Truncated) and _is_answer_chunk(first[1]):
+    if first is None:
+        return merger.grounded(options, final=True)  # no event: StreamError
+    if not isinstance(first, Truncated) and _is_answer_chunk(first[1]):
         return _read_answers(itertools.chain([first], events), options)
-    for item in events if first is None else itertools.chain([first], events):
+    for item in itertools.chain([first], events):
         if type(item) is Truncated:
             merger.truncated(item)
             break
@@ -722,16 +726,12 @@ def _is_answer_chunk(value: object) -> bool:
     ``AnswerQueryResponse`` or an ``Answer``), not a ``generateContent`` chunk."""
     if isinstance(value, (str, bytes, bytearray)):
         return False  # JSON text of a chunk: decoded by the Gemini path, which says so
-    from grounding_protos._inputs import classify
-
     return classify(value) in ("answer", "answer_query_response")
 
 
 def _read_answers(events: Iterable[Item], options: _Options) -> Grounded:
     """``read`` of the ``Answer`` that the chunks of a streamed answer merge into
     (``_inputs_answer_stream.merge_answer_chunks``: each chunk a delta of the text)."""
-    from grounding_protos._inputs_answer_stream import merge_answer_chunks
-
     chunks: list[object] = []
     problems: list[Problem] = []
     for item in events:
