@@ -40,6 +40,7 @@ def camel(name: str) -> str:
 
 
 _CAMELS: dict[str, str] = {}
+_PLAIN = frozenset({dict, list, str, int, float, bool})
 _MISSING: Any = object()
 
 
@@ -49,7 +50,7 @@ def get(obj: object, name: str) -> Any:
         value = obj.get(name, _MISSING)
         if value is not _MISSING:
             return value
-        spelled = camel(name)
+        spelled = _CAMELS.get(name) or camel(name)  # the cache first: no call
         return obj.get(spelled) if spelled != name else None
     if obj is None:
         return None
@@ -147,6 +148,8 @@ def items(obj: object, name: str) -> list[Any]:
 
 def unwrap(obj: object) -> object:
     """A proto-plus object's raw protobuf message; anything else unchanged."""
+    if obj is None or type(obj) in _PLAIN:  # JSON values: no ABC check
+        return obj
     if isinstance(obj, (Mapping, Message)):
         return obj
     pb = getattr(type(obj), "pb", None)
