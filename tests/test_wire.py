@@ -37,6 +37,7 @@ def test_parses_valid_bytes_from_class_or_name() -> None:
         (b"\x1a\x02a\xc3", 3, "Answer.answer_text", "invalid UTF-8"),
         (b"\x0f", 0, "Answer", "invalid wire type 7 for field 1"),
         (b"\x00", 0, "Answer", "field number 0"),
+        (b"\xb1\x80\x80\x80\x80\x00" + bytes(8), 0, "Answer", "tag takes 6 bytes, more than 5"),
         (b"\x10\x80", 1, "Answer.state", "truncated varint"),
         (b"\x10" + b"\xff" * 10 + b"\x01", 1, "Answer.state", "longer than 10 bytes"),
         (b"\x22\x02\x0c\x00", 2, "Answer.citations[0].start_index", "end-group tag without"),

@@ -148,6 +148,8 @@ def _walk(descriptor: Descriptor, data: bytes, pos: int, end: int, path: str,
 def _tag(data: bytes, pos: int, end: int, path: str) -> tuple[int, int, int]:
     tag_at = pos
     tag, pos = _varint(data, pos, end, path)
+    if pos - tag_at > 5:  # upb reads tags as 32-bit varints: at most 5 bytes
+        raise _Malformed(tag_at, path, f"tag takes {pos - tag_at} bytes, more than 5")
     if tag > 0xFFFFFFFF:
         raise _Malformed(tag_at, path, f"tag {tag} does not fit in 32 bits")
     if tag >> 3 > _MAX_FIELD_NUMBER:
