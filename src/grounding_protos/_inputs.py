@@ -44,7 +44,7 @@ from grounding_protos._inputs_common import (
 )
 from grounding_protos._model import CitationKind, SearchInfo, Source, UrlStatus
 from grounding_protos._offsets import Unit
-from grounding_protos._raw import SHAPES, InputShape, RawAnswer, RawPart, RawRef, RawSpan
+from grounding_protos._raw import SHAPES, InputShape, RawAnswer, RawPart, RawSpan
 
 # --- Dispatch -------------------------------------------------------------------------
 
@@ -327,12 +327,11 @@ def _read_answer(answer: object, prefix: str) -> RawAnswer:
     for name, kind in kinds:
         for i, item in enumerate(items(answer, name)):
             path = f"{prefix}{name}[{i}]"
-            span = RawSpan(path, path, get(item, "start_index"), get(item, "end_index"), kind)
-            for j, source in enumerate(items(item, "sources")):
-                span.refs.append(
-                    RawRef(f"{path}.sources[{j}].reference_id", get(source, "reference_id"),
-                           "reference_id")
-                )  # fmt: skip
+            span = RawSpan(
+                path, get(item, "start_index"), get(item, "end_index"), kind,
+                refs=[get(source, "reference_id") for source in items(item, "sources")],
+                ref_kind="reference_id", ref_path=".sources[{}].reference_id",
+            )  # fmt: skip
             if kind == "support":
                 span.score = get(item, "grounding_score")
             raw.spans.append(span)
@@ -404,17 +403,17 @@ def _read_grounding_metadata(meta: object, prefix: str, raw: RawAnswer) -> None:
         start, end, part, text = fields(segment, "start_index", "end_index", "part_index", "text")
         if part == 0 and isinstance(segment, Message):
             part = None  # proto3 cannot tell 0 from absent: the whole answer
-        span = RawSpan(
-            path, f"{path}.segment", start, end, "support", part=part, part_relative=True,
-            segment_text=text,
-        )  # fmt: skip
         if type(indices) is not list:
             indices = items(support, "grounding_chunk_indices")
-        span.refs = [
-            RawRef(f"{path}.grounding_chunk_indices[{j}]", index, "chunk_index")
-            for j, index in enumerate(indices)
-        ]
-        span.source_scores = scores if type(scores) is list else items(support, "confidence_scores")
+        if type(scores) is not list:
+            scores = items(support, "confidence_scores")
+        # positional, in RawSpan's field order (the reader's hot loop): path, start, end,
+        # kind, part, part_relative, segment_text, refs, ref_kind, ref_path, offsets
+        span = RawSpan(
+            path, start, end, "support", part, True, text, indices, "chunk_index",
+            ".grounding_chunk_indices[{}]", ".segment",
+        )  # fmt: skip
+        span.source_scores = scores
         raw.spans.append(span)
 
 
@@ -485,7 +484,7 @@ def _read_citation_metadata(meta: object, prefix: str, raw: RawAnswer) -> None:
     name = "citation_sources" if has(meta, "citation_sources") else "citations"
     for i, item in enumerate(items(meta, name)):
         path = f"{prefix}{name}[{i}]"
-        span = RawSpan(path, path, get(item, "start_index"), get(item, "end_index"), "citation")
+        span = RawSpan(path, get(item, "start_index"), get(item, "end_index"), "citation")
         span.inline_source = titled(
             item,
             str(i),

@@ -47,7 +47,7 @@ def read_message(obj: object, candidate: int) -> RawAnswer:
         citations = items(block, "citations")
         if citations:
             path = f"content[{i}]"
-            span = RawSpan(path, path, at, at + len(text), "citation", segment_text=text)
+            span = RawSpan(path, at, at + len(text), "citation", segment_text=text)
             for j, citation in enumerate(citations):
                 cited = f"{path}.citations[{j}]"
                 span.refs.append(table.ref(_source(citation), cited))

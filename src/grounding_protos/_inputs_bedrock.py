@@ -66,11 +66,11 @@ def read_retrieve_and_generate(obj: object, candidate: int) -> RawAnswer:
         path = f"citations[{i}]"
         span = RawSpan(
             path,
-            f"{path}.generatedResponsePart.textResponsePart.span",
             get(span_of, "start"),
             integer_plus_one(get(span_of, "end")),  # inclusive in the response
             "citation",
             segment_text=get(part, "text"),
+            offsets=".generatedResponsePart.textResponsePart.span",
             names=("start", "end", "part_index"),
         )
         for j, reference in enumerate(items(citation, "retrieved_references")):

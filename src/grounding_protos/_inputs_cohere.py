@@ -67,7 +67,7 @@ def read_chat(obj: object, candidate: int) -> RawAnswer:
             continue
         path = f"message.citations[{i}]"
         span = RawSpan(
-            path, path, get(citation, "start"), get(citation, "end"), "citation",
+            path, get(citation, "start"), get(citation, "end"), "citation",
             part=get(citation, "content_index"), part_relative=True,
             segment_text=get(citation, "text"), names=("start", "end", "content_index"),
         )  # fmt: skip

@@ -16,7 +16,7 @@ from google.protobuf.message import Message
 
 from grounding_protos._access import get
 from grounding_protos._model import Source
-from grounding_protos._raw import RawAnswer, RawRef
+from grounding_protos._raw import RawAnswer
 
 _SCALARS = (str, bytes, bytearray, int, float, bool, list, tuple, set, frozenset, dict)
 
@@ -126,13 +126,14 @@ class SourceTable:
         self.seen: dict[Source, int] = {}
         raw.source_kind = "chunks"
 
-    def ref(self, source: Source, path: str) -> RawRef:
-        """A reference to ``source`` (added on first sight; ``path`` is where it was)."""
+    def ref(self, source: Source, path: str) -> int:
+        """A reference to ``source``: its index in ``raw.sources`` (added on first
+        sight; ``path`` is where it was)."""
         index = self.seen.get(source)
         if index is None:
             index = self.seen[source] = len(self.raw.sources)
             self.raw.sources.append((path, source))
-        return RawRef(path, index, "chunk_index")
+        return index
 
 
 def metadata_pairs(value: object) -> tuple[tuple[str, str], ...]:

@@ -89,7 +89,7 @@ def _annotation(annotation: object, path: str, table: SourceTable) -> RawSpan | 
         start = end = get(annotation, "index")  # a point: only where the file is cited
     else:
         return None  # not a citation
-    span = RawSpan(path, path, start, end, "citation")
+    span = RawSpan(path, start, end, "citation")
     span.refs.append(table.ref(source, path))
     return span
 

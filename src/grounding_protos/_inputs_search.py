@@ -13,7 +13,7 @@ overrides that.
 >>> raw = read_summary_with_metadata({"summary": "Köln [1]", "citationMetadata": {
 ...     "citations": [{"endIndex": "5", "sources": [{}]}]},
 ...     "references": [{"title": "Köln", "document": "d/1"}]}, 0)
->>> raw.text, raw.spans[0].refs[0].value, raw.sources[0][1].title
+>>> raw.text, raw.spans[0].refs[0], raw.sources[0][1].title
 ('Köln [1]', 0, 'Köln')
 """
 
@@ -31,7 +31,7 @@ from grounding_protos._inputs_common import (
     string,
 )
 from grounding_protos._model import Source
-from grounding_protos._raw import RawAnswer, RawRef, RawSpan
+from grounding_protos._raw import RawAnswer, RawSpan
 
 # --- Recognizing ----------------------------------------------------------------------
 
@@ -120,18 +120,13 @@ def _read_with_metadata(metadata: object, prefix: str, raw: RawAnswer) -> None:
     citations = get(metadata, "citation_metadata")
     for i, citation in enumerate(items(citations, "citations")):
         path = f"{prefix}citation_metadata.citations[{i}]"
+        indices = (get(source, "reference_index") for source in items(citation, "sources"))
         span = RawSpan(
-            path, path, get(citation, "start_index"), get(citation, "end_index"), "citation"
-        )
-        for j, source in enumerate(items(citation, "sources")):
-            index = get(source, "reference_index")
-            span.refs.append(
-                RawRef(
-                    f"{path}.sources[{j}].reference_index",
-                    0 if index is None else index,  # proto3 JSON omits 0: {} is reference 0
-                    "reference_id",
-                )
-            )
+            path, get(citation, "start_index"), get(citation, "end_index"), "citation",
+            # proto3 JSON omits 0: {} is reference 0
+            refs=[0 if index is None else index for index in indices],
+            ref_kind="reference_id", ref_path=".sources[{}].reference_index",
+        )  # fmt: skip
         raw.spans.append(span)
 
 

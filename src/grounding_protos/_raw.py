@@ -39,33 +39,43 @@ SHAPES: tuple[InputShape, ...] = get_args(InputShape)
 """Every value ``Grounded.shape`` can take."""
 
 
-@dataclass(slots=True)
-class RawRef:
-    """A pointer from a span to a source: a chunk index or a ``reference_id``."""
-
-    path: str
-    value: object
-    kind: Literal["chunk_index", "reference_id"]
+RefKind = Literal["chunk_index", "reference_id"]
+"""What a span's references are: indices into ``raw.sources``, or ``reference_id`` values."""
 
 
 @dataclass(slots=True)
 class RawSpan:
-    """A span as found in the input, values unchecked."""
+    """A span as found in the input, values unchecked.
+
+    Paths are kept relative to ``path`` and are only joined when a problem names them:
+    a reader spends no string work on paths that stay unused.
+    """
 
     path: str  # the span record: "citations[3]"
-    offsets_path: str  # where start_index/end_index live: "…segment"
     start: object
     end: object
     kind: CitationKind
     part: object = None
     part_relative: bool = False  # offsets relative to the content part `part` (Gemini)
     segment_text: object = None
-    refs: list[RawRef] = field(default_factory=list)
+    refs: list[object] = field(default_factory=list)  # chunk indices or reference ids
+    ref_kind: RefKind = "chunk_index"
+    ref_path: str = ""  # where ref j is, after `path`, "{}" standing for j: ".sources[{}]"
+    offsets: str = ""  # where start/end/part live, after `path`: ".segment"
     inline_source: Source | None = None  # CitationSource carries its own source
     score: object = None
     source_scores: list[object] = field(default_factory=list)
     # the input's names of the start, end and part fields, for problem paths
     names: tuple[str, str, str] = ("start_index", "end_index", "part_index")
+
+    @property
+    def offsets_path(self) -> str:
+        """Where the offsets live: ``"grounding_supports[3].segment"``."""
+        return self.path + self.offsets
+
+    def ref_at(self, j: int) -> str:
+        """Where reference ``j`` is: ``"citations[3].sources[1].reference_id"``."""
+        return self.path + self.ref_path.format(j)
 
 
 @dataclass(slots=True)

@@ -20,7 +20,7 @@ from grounding_protos._exceptions import (
 )
 from grounding_protos._model import Citation, Problem, Source
 from grounding_protos._offsets import PartMap, Snap, SpanSnap, TextIndex, Unit, shown
-from grounding_protos._raw import RawAnswer, RawRef, RawSpan
+from grounding_protos._raw import RawAnswer, RawSpan
 
 Mode = Literal["strict", "repair", "skip", "collect"]
 _NOUNS = {"byte": "byte offset", "char": "character offset", "utf16": "UTF-16 offset"}
@@ -378,23 +378,23 @@ class _Resolver:
         size = len(table)
         out: list[Source] = []
         ok = True
-        for ref in span.refs:
-            value = ref.value
+        for j, value in enumerate(span.refs):
             if type(value) is int and 0 <= value < size:  # the common case, checked
                 out.append(table[value])
                 continue
-            number = self.reference(ref, size)
+            number = self.reference(span, j, size)
             if number is None:
                 ok = False
             else:
                 out.append(table[number])
         return tuple(out) if ok else None
 
-    def reference(self, ref: RawRef, size: int) -> int | None:
-        noun = "reference_id" if ref.kind == "reference_id" else "chunk index"
-        code = "reference-id" if ref.kind == "reference_id" else "chunk-index"
-        table = "references" if ref.kind == "reference_id" else "grounding_chunks"
-        value = ref.value
+    def reference(self, span: RawSpan, j: int, size: int) -> int | None:
+        by_id = span.ref_kind == "reference_id"
+        noun = "reference_id" if by_id else "chunk index"
+        code = "reference-id" if by_id else "chunk-index"
+        table = "references" if by_id else "grounding_chunks"
+        value = span.refs[j]
         number: int | None = None
         if isinstance(value, int) and not isinstance(value, bool):
             number = value
@@ -404,14 +404,16 @@ class _Resolver:
             except ValueError:  # more digits than int() takes: out of range in any case
                 number = size
         if number is None:
-            self.report(f"{code}-not-a-number", f"{noun} {shown(value)} is not a number", ref.path)
+            self.report(
+                f"{code}-not-a-number", f"{noun} {shown(value)} is not a number", span.ref_at(j)
+            )
             return None
         if not 0 <= number < size:
             self.report(
                 f"{code}-out-of-range",
                 f"{noun} {value if isinstance(value, str) else shown(number)} is out of range: "
                 f"{table} has {size} entries",
-                ref.path,
+                span.ref_at(j),
             )
             return None
         return number
