@@ -439,6 +439,11 @@ def test_walks_over_long_gaps_with_and_without_zlib(
     assert index.to_utf16s(offsets) == units
     with pytest.raises(OffsetError, match=r"^offsets\[1\]: byte offset 2 splits 'ü'"):
         index.to_chars([0, 2])
+    # Dense offsets (short gaps, counted rather than summed) over a few kB.
+    dense = list(range(0, 4_000, 7))
+    offsets = [len(text[:c].encode("utf-8")) for c in dense]
+    assert index.to_chars(offsets) == dense
+    assert index.to_utf16s(offsets) == [len(text[:c].encode("utf-16-le")) // 2 for c in dense]
 
 
 # --- Leniency ------------------------------------------------------------------------

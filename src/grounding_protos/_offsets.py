@@ -68,6 +68,9 @@ _MASK_TABLE: Final = bytes(1 if 0x80 <= b <= 0xBF else 0 for b in range(256))
 _ASTRAL: Final = b"\x00\x01\x01\x01"
 # adler32's low half is 1 + (sum of the bytes) mod 65521: an exact sum up to 65519.
 _SUM_SPAN: Final = 65_000
+# Below this mean gap (bytes) between offsets, mask.count beats adler32 sums: measured
+# ~0.11 us + 0.37 ns/byte per count call against ~0.23 us + 0.24 ns/byte per sum.
+_COUNT_GAP: Final = 1_000
 _BSHIFT: Final = 6  # byte-anchored table: one entry per 64 bytes
 _CSHIFT: Final = 6  # char-anchored tables: one entry per 64 characters
 
@@ -136,7 +139,8 @@ def _walk_bytes(mask: bytes, offsets: list[int], units: bool) -> list[int]:
     # Characters before b = b - continuation bytes before b, counted gap by gap in C;
     # UTF-16 units add one per 4-byte character.
     chars: Iterable[int]
-    if _adler32 is None:
+    if _adler32 is None or offsets[-1] < _COUNT_GAP * len(offsets):
+        # Short gaps: bytes.count costs less per call than slicing and summing.
         conts = map(mask.count, repeat(1), chain((0,), offsets), offsets)
         chars = map(operator.sub, offsets, accumulate(conts))
     elif max(map(operator.sub, offsets, chain((0,), offsets))) > _SUM_SPAN:
