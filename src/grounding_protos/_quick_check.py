@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -196,17 +197,37 @@ _KeyPlan = tuple[int, str | None, int, bool, int, Any, int]
 _GENERAL, _F_MESSAGE, _F_MESSAGES, _F_STR, _F_STRS, _F_INT, _F_INTS, _F_SCORE, _F_SCORES = range(9)
 
 
-@functools.cache
+_JSON_PLANS: dict[Any, dict[str, _KeyPlan]] = {}
+_PLAN_LOCK = threading.Lock()
+
+
 def json_plan(descriptor: Any) -> dict[str, _KeyPlan]:
-    """A message type's plan per JSON key (JSON name and proto name), made once."""
+    """A message type's plan per JSON key (JSON name and proto name), made once; the
+    plans of message fields are the argument of their keys."""
+    plan = _JSON_PLANS.get(descriptor)
+    if plan is None:
+        with _PLAN_LOCK:
+            made: dict[Any, dict[str, _KeyPlan]] = {}
+            plan = _make_plan(descriptor, made)
+            _JSON_PLANS.update(made)  # published whole: no thread sees a plan half made
+    return plan
+
+
+def _make_plan(descriptor: Any, made: dict[Any, dict[str, _KeyPlan]]) -> dict[str, _KeyPlan]:
+    plan = _JSON_PLANS.get(descriptor) or made.get(descriptor)
+    if plan is not None:
+        return plan
     out: dict[str, _KeyPlan] = {}
+    made[descriptor] = out  # before the fields: recursive types point to it
     for field in descriptor.fields:
         oneof = field.containing_oneof
         check, argument = _check(field)
+        if check == _MESSAGE:
+            argument = _make_plan(argument, made)
         repeated = is_repeated(field)
-        names = {field.name, field.json_name}
-        for key in names:
-            other = next(iter(names - {key}), None)
+        for key in {field.name, field.json_name}:
+            # both spellings in one dict are found from the proto name's side
+            other = field.json_name if key == field.name != field.json_name else None
             score = score_kind(key)
             out[key] = (
                 _fast_case(check, repeated, score),
@@ -369,25 +390,17 @@ def _typed(
                 bad |= TYPES  # two members of a oneof
             oneofs |= 1 << oneof
         kind = type(value)
-        if fast == _F_MESSAGE:
-            if kind is dict:
-                bad |= _typed(json_plan(argument), value, depth + 1, targets)
-                if bad == _BOTH:
-                    return bad
+        if fast == _F_INT:
+            if kind is int and argument[0] <= value <= argument[1]:
                 continue
         elif fast == _F_STR:
             if kind is str:
                 continue
-        elif fast == _F_MESSAGES:
-            if kind is list:
-                item_plans = json_plan(argument)
-                for item in value:
-                    if type(item) is dict:
-                        bad |= _typed(item_plans, item, depth + 1, targets)
-                    else:
-                        bad |= _field(plan, item, depth, targets, True)
-                    if bad == _BOTH:
-                        return bad
+        elif fast == _F_MESSAGE:
+            if kind is dict:
+                bad |= _typed(argument, value, depth + 1, targets)
+                if bad == _BOTH:
+                    return bad
                 continue
         elif fast == _F_INTS:
             if kind is list:
@@ -397,6 +410,9 @@ def _typed(
                         break
                 else:
                     continue
+        elif fast == _F_SCORE:
+            if kind is float and 0.0 <= value <= 1.0:
+                continue
         elif fast == _F_SCORES:
             if kind is list:
                 for v in value:  # NaN fails the comparison too
@@ -404,11 +420,16 @@ def _typed(
                         break
                 else:
                     continue
-        elif fast == _F_INT:
-            if kind is int and argument[0] <= value <= argument[1]:
-                continue
-        elif fast == _F_SCORE:
-            if kind is float and 0.0 <= value <= 1.0:
+        elif fast == _F_MESSAGES:
+            if kind is list:
+                item_plans = argument
+                for item in value:
+                    if type(item) is dict:
+                        bad |= _typed(item_plans, item, depth + 1, targets)
+                    else:
+                        bad |= _field(plan, item, depth, targets, True)
+                    if bad == _BOTH:
+                        return bad
                 continue
         elif fast == _F_STRS and kind is list:
             for v in value:
@@ -448,7 +469,7 @@ def _field(plan: _KeyPlan, value: Any, depth: int, targets: dict[int, Any], item
                     if not score and type(element) not in _LEAVES:
                         bad |= _walk(element, depth + 1, targets)
     elif check == _MESSAGE and type(value) is dict:
-        bad |= _typed(json_plan(argument), value, depth + 1, targets)
+        bad |= _typed(argument, value, depth + 1, targets)
     elif not _value_ok(check, argument, value):
         bad |= TYPES
         if not score and type(value) not in _LEAVES:
