@@ -79,6 +79,11 @@ def _answer_json() -> dict[str, Any]:
     answer.safety_ratings.add(
         category=HarmCategory.HARM_CATEGORY_HATE_SPEECH, probability_score=0.25, severity_score=0.75
     )
+    answer.create_time.FromJsonString("2025-03-01T10:00:00.125Z")
+    answer.complete_time.FromJsonString("2025-03-01T10:00:02Z")
+    answer.references[0].chunk_info.document_metadata.struct_data.update(
+        {"author": "A", "year": 2024, "tags": ["x", {"weight": 0.5}], "rating": {"userScore": 0.25}}
+    )
     body: dict[str, Any] = json_format.MessageToDict(answer)
     return body
 
@@ -109,6 +114,13 @@ BASES: list[dict[str, Any]] = [
     cases.grounding_metadata_json(parts_relative=False),
     json_format.MessageToDict(cases.citation_metadata_message()),
 ]
+TIMES = [
+    "2024-01-01T00:00:00Z", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z",
+    "0000-01-01T00:00:00Z", "2024-02-30T00:00:00Z", "2023-02-29T00:00:00Z",
+    "2024-02-29T23:59:60Z", "2024-01-01t00:00:00Z", "2024-01-01T00:00:00.1234567891Z",
+    "2024-01-01T00:00:00+01:00", "2024-01-01T24:00:00Z", "2024-1-01T00:00:00Z",
+    "2024-01-01T00:00:00.Z", "\uff12\uff10\uff12\uff14-01-01T00:00:00Z", "2024-01-01T00:00:00z",
+]  # fmt: skip
 WEIRD: st.SearchStrategy[Any] = st.one_of(
     st.none(),
     st.booleans(),
@@ -118,6 +130,11 @@ WEIRD: st.SearchStrategy[Any] = st.one_of(
     st.sampled_from([0.0, 1.0, 0.5, -0.0, 1.0000001, 3.5e38, float("nan"), float("inf")]),
     st.sampled_from(["", "7", "-3", "1e3", "NaN", "x", "STOP", "SUCCEEDED",
                      "18446744073709551616", "2024-01-01T00:00:00Z"]),
+    st.sampled_from(TIMES),
+    st.dictionaries(st.sampled_from(["a", "bScore", "c"]),
+                    st.one_of(st.floats(), st.integers(-(2**60), 2**60), st.none(),
+                              st.lists(st.floats(), max_size=2), st.just({"dScore": 3})),
+                    max_size=3),
     st.lists(st.one_of(st.floats(), st.integers(-3, 3), st.none(), st.text(max_size=2)),
              max_size=3),
     st.sampled_from([[], {}, [{}], [None], {"relevanceScore": 2.0}, [{"fooScore": -1}],
@@ -127,7 +144,8 @@ KEYS = st.sampled_from([
     "relevanceScore", "groundingScore", "probabilityScore", "confidence_scores",
     "confidenceScores", "sourceScores", "score", "startIndex", "start_index", "endIndex",
     "text", "web", "retrievedContext", "segment", "groundingSupports", "citations",
-    "chunkInfo", "unknownField", "state", "createTime", "partIndex",
+    "chunkInfo", "unknownField", "state", "createTime", "partIndex", "completeTime",
+    "structData", "documentMetadata",
 ])  # fmt: skip
 _SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
 
@@ -165,13 +183,13 @@ def mutated(draw: st.DrawFn) -> dict[str, Any]:
         parent, step = _at(doc, path[:-1]), path[-1]
         op = draw(st.sampled_from(["replace", "replace", "delete", "add", "respell"]))
         if op == "replace":
-            parent[step] = draw(WEIRD)
+            parent[step] = copy.deepcopy(draw(WEIRD))  # drawn objects are shared
         elif op == "delete":
             del parent[step]
         elif op == "add":
             target = parent[step] if isinstance(parent[step], dict) else parent
             if isinstance(target, dict):
-                target[draw(KEYS)] = draw(WEIRD)
+                target[draw(KEYS)] = copy.deepcopy(draw(WEIRD))
         elif isinstance(step, str):  # both spellings of one field
             parent[_SNAKE.sub("_", step).lower()] = copy.deepcopy(parent[step])
     return doc
@@ -229,6 +247,21 @@ def test_what_the_quick_walk_calls_clean_is_clean(doc: dict[str, Any]) -> None:
 )
 def test_json_clean_on_small_cases(doc: dict[str, Any], expected: tuple[bool, bool]) -> None:
     assert json_clean(doc, ()) == expected
+
+
+@pytest.mark.parametrize("time", TIMES)
+def test_timestamps_proved_only_where_json_format_parses(time: str) -> None:
+    answer = message_class("google.cloud.discoveryengine.v1.Answer")
+    part = {"createTime": time}
+    _, types_clean = json_clean({"a": part}, [(part, answer.DESCRIPTOR)])
+    try:
+        json_format.ParseDict(part, answer())
+    except json_format.ParseError:
+        assert not types_clean
+    else:  # Google's form is proved; offsets and looser forms may be left to parsing
+        canonical = ("2024-01-01T00:00:00Z", "0001-01-01T00:00:00Z",
+                     "9999-12-31T23:59:59.999999999Z")  # fmt: skip
+        assert types_clean or time not in canonical
 
 
 def test_json_clean_type_cases() -> None:
@@ -418,3 +451,18 @@ def test_odd_score_fields_go_to_the_exact_check() -> None:
     odd: Any = ODD()
     assert not message_clean(odd)
     assert [(p.code, p.path) for p in validate(odd)] == [("score-not-a-number", "label_score")]
+
+
+def test_scores_inside_struct_data_are_checked() -> None:
+    doc = _answer_json()
+    struct = doc["references"][0]["chunkInfo"]["documentMetadata"]["structData"]
+    struct["rating"]["userScore"] = 7
+    problems = validate(doc)
+    assert problems == reference(doc)
+    assert [(p.code, p.path) for p in problems] == [
+        ("score-out-of-range",
+         "references[0].chunk_info.document_metadata.struct_data.rating.user_score")
+    ]  # fmt: skip
+    struct["rating"]["userScore"] = 0.5
+    struct["tags"][1]["weightScores"] = [0.5, float("nan")]
+    assert [p.code for p in validate(doc)] == ["score-out-of-range"]

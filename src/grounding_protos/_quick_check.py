@@ -20,6 +20,7 @@ False
 
 from __future__ import annotations
 
+import datetime
 import functools
 import math
 import re
@@ -175,7 +176,7 @@ _BOTH = SCORES | TYPES
 _LEAVES = frozenset({str, int, float, bool, type(None), bytes})
 
 # How to check one JSON value against its field.
-_STR, _BOOL, _MESSAGE, _ENUM, _FLOAT, _INT, _NO = range(7)
+_STR, _BOOL, _MESSAGE, _ENUM, _FLOAT, _INT, _TIMESTAMP, _STRUCT, _NO = range(9)
 _INT_RANGES = {
     _T.TYPE_INT32: (-(2**31), 2**31 - 1),
     _T.TYPE_SINT32: (-(2**31), 2**31 - 1),
@@ -259,8 +260,12 @@ def _check(field: FieldDescriptor) -> tuple[int, Any]:
         return _BOOL, None
     if kind == _T.TYPE_MESSAGE:
         message = field.message_type
+        if message is not None and message.full_name == "google.protobuf.Timestamp":
+            return _TIMESTAMP, None
+        if message is not None and message.full_name == "google.protobuf.Struct":
+            return _STRUCT, None
         if message is None or message.full_name.startswith("google.protobuf."):
-            return _NO, None  # Timestamp, Struct, wrappers: their own JSON forms
+            return _NO, None  # wrappers, Duration, …: their own JSON forms
         if message.GetOptions().map_entry:
             return _NO, None
         return _MESSAGE, message
@@ -464,17 +469,25 @@ def _field(plan: _KeyPlan, value: Any, depth: int, targets: dict[int, Any], item
                 bad |= _field(plan, element, depth, targets, True)
         else:
             for element in value:
-                if not _value_ok(check, argument, element):
-                    bad |= TYPES
-                    if not score and type(element) not in _LEAVES:
-                        bad |= _walk(element, depth + 1, targets)
+                bad |= _scalar(check, argument, element, depth, targets, score)
     elif check == _MESSAGE and type(value) is dict:
         bad |= _typed(argument, value, depth + 1, targets)
-    elif not _value_ok(check, argument, value):
-        bad |= TYPES
-        if not score and type(value) not in _LEAVES:
-            bad |= _walk(value, depth + 1, targets)
+    else:
+        bad |= _scalar(check, argument, value, depth, targets, score)
     return bad
+
+
+def _scalar(
+    check: int, argument: Any, value: Any, depth: int, targets: dict[int, Any], score: int
+) -> int:
+    """A value that is no message of the schema: its type, and scores inside it."""
+    if _value_ok(check, argument, value):
+        if check == _STRUCT and not score:  # any JSON object: it may hold scores
+            return _walk(value, depth + 1, targets)
+        return 0
+    if not score and type(value) not in _LEAVES:
+        return TYPES | _walk(value, depth + 1, targets)
+    return TYPES
 
 
 def _value_ok(check: int, argument: Any, value: object) -> bool:
@@ -504,4 +517,50 @@ def _value_ok(check: int, argument: Any, value: object) -> bool:
         if kind is str:
             return value in argument[0]
         return kind is int and value in argument[1]
+    if check == _TIMESTAMP:
+        return _timestamp_ok(value)
+    if check == _STRUCT:
+        return _struct_ok(value, 0)
     return False  # a message that is no dict, or a field of its own JSON form
+
+
+_TIMESTAMP_FORM = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]{1,9})?Z"
+)
+_STRUCT_DEPTH = 12  # JSON levels of a Struct: each costs json_format two of its 100
+
+
+def _timestamp_ok(value: object) -> bool:
+    """An RFC 3339 time in UTC (``2024-05-01T12:00:00.5Z``) on a real calendar day, in
+    years 1 to 9999: the form Google's JSON uses, which certainly parses."""
+    match = _TIMESTAMP_FORM.fullmatch(value) if type(value) is str else None
+    if match is None:
+        return False
+    try:
+        year, month, day, hour, minute, second = map(int, match.groups())
+        datetime.datetime(year, month, day, hour, minute, second)
+    except ValueError:  # day 30 of February, second 60, year 0
+        return False
+    return True
+
+
+def _struct_ok(value: object, depth: int) -> bool:
+    """A JSON object of plain JSON values that certainly parses as a ``Struct``."""
+    if type(value) is not dict or depth > _STRUCT_DEPTH:
+        return False
+    return all(type(k) is str and _plain_ok(v, depth) for k, v in value.items())
+
+
+def _plain_ok(value: object, depth: int) -> bool:
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is float:
+        return math.isfinite(value)  # type: ignore[arg-type]
+    if kind is int:
+        return abs(value) <= 2**53  # type: ignore[arg-type]
+    if kind is dict:
+        return _struct_ok(value, depth + 1)
+    if kind is list and depth < _STRUCT_DEPTH:
+        return all(_plain_ok(v, depth + 1) for v in value)  # type: ignore[attr-defined]
+    return False
