@@ -240,18 +240,23 @@ class _Resolver:
                 origin = self.extent(first, last, index)[0]
                 return origin + start, origin + end, char_start, char_end
             return index.to_byte(char_start), index.to_byte(char_end), char_start, char_end
-        problem = placed if isinstance(placed, Problem) else self.mismatch(span, placed, index)
         if self.mode == "strict" or wanted is None:
+            problem = placed if isinstance(placed, Problem) else self.mismatch(span, placed, index)
             self.report(problem.code, problem.message, problem.path)
             return None
         origin = self.extent(first, last, index)[0]
         found = _reanchor(wanted, origin + start, origin + end, first, last, unit, index)
         if isinstance(found, str):  # not repairable
+            problem = placed if isinstance(placed, Problem) else self.mismatch(span, placed, index)
             self.report(problem.code, f"{problem.message} (not repairable: {found})", problem.path)
             return None
         char_start, char_end = found
-        new_start = index.convert(char_start, "char", unit) - origin
-        new_end = index.convert(char_end, "char", unit) - origin
+        byte_start, byte_end = index.to_byte(char_start), index.to_byte(char_end)
+        if unit == "byte":
+            new_start, new_end = byte_start - origin, byte_end - origin
+        else:
+            new_start = index.convert(char_start, "char", unit) - origin
+            new_end = index.convert(char_end, "char", unit) - origin
         names = _PLURALS[unit]
         drift = Problem(
             "offset-drift",
@@ -263,7 +268,7 @@ class _Resolver:
             f"{o}.{span.names[0]}",
         )  # fmt: skip
         self.problems.append(drift)
-        return index.to_byte(char_start), index.to_byte(char_end), char_start, char_end
+        return byte_start, byte_end, char_start, char_end
 
     def place(
         self, span: RawSpan, start: int, end: int, first: int, last: int, where: str,
@@ -445,8 +450,10 @@ def _reanchor(
             index.convert(char + len(wanted), "char", unit) - end
         )
 
+    if len(hits) == 1:
+        return hits[0], hits[0] + len(wanted)
     ranked = sorted(hits, key=distance)
-    if len(ranked) > 1 and distance(ranked[0]) == distance(ranked[1]):
+    if distance(ranked[0]) == distance(ranked[1]):
         return (
             f"its segment.text occurs at characters {min(ranked[:2])} and {max(ranked[:2])}, "
             "equally near the offsets"
