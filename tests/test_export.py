@@ -250,6 +250,25 @@ def test_langchain_keeps_every_source_with_what_identifies_it() -> None:
         assert record["cited_text"] == c.text
 
 
+def test_langchain_records_of_one_source_share_no_dict() -> None:
+    handbook = Source(
+        title="Handbook", kind="retrieved_context", custom_metadata=(("author", "Ana"),)
+    )
+    grounded = Grounded(
+        "ab",
+        [Citation(0, 1, 0, 1, "a", (handbook,)), Citation(1, 2, 1, 2, "b", (handbook,))],
+    )
+    first, second = to_langchain_blocks(grounded)[0]["annotations"]
+    assert first["extras"] == second["extras"]
+    first["extras"]["custom_metadata"]["author"] = "Bo"
+    first["extras"]["note"] = "changed"
+    assert second["extras"] == {
+        "source_kind": "retrieved_context",
+        "custom_metadata": {"author": "Ana"},
+    }
+    assert (first["start_index"], second["start_index"]) == (0, 1)
+
+
 @pytest.mark.parametrize("unit", UNITS)
 def test_langchain_blocks_of_a_gemini_response(unit: Unit) -> None:
     blocks = to_langchain_blocks(cases.gemini_response_json(), unit=unit)

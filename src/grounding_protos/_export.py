@@ -228,57 +228,69 @@ def to_langchain_blocks(
         raise _no_text("to_langchain_blocks", unit)
     spans = spans_in(grounded, unit, "to_langchain_blocks")
     annotations: list[dict[str, Any]] = []
+    # What a source contributes to a record, once per source (sources recur across spans).
+    described: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+    nothing: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
     for c, (start, end) in zip(grounded.citations, spans, strict=True):
         if not c.sources:
-            annotations.append(_lc_citation(c, None, None, start, end))
+            annotations.append(_lc_citation(c, nothing, None, start, end))
         for j, source in enumerate(c.sources):
+            parts = described.get(id(source))
+            if parts is None:
+                parts = described[id(source)] = _lc_source(source)
             score = c.source_scores[j] if j < len(c.source_scores) else None
-            annotations.append(_lc_citation(c, source, score, start, end))
+            annotations.append(_lc_citation(c, parts, score, start, end))
     return [{"type": "text", "text": grounded.text, "annotations": annotations}]
 
 
+def _lc_source(source: Source) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A source's ``url`` and ``title``, and its ``extras``."""
+    head: dict[str, Any] = {}
+    if source.uri:
+        head["url"] = source.uri
+    head["title"] = source.label
+    return head, _extras(source)
+
+
 def _lc_citation(
-    c: Citation, source: Source | None, confidence: float | None, start: int, end: int
+    c: Citation,
+    source: tuple[dict[str, Any], dict[str, Any]],
+    confidence: float | None,
+    start: int,
+    end: int,
 ) -> dict[str, Any]:
-    record: dict[str, Any] = {"type": "citation"}
-    if source is not None:
-        if source.uri:
-            record["url"] = source.uri
-        record["title"] = source.label
-    record["start_index"] = start
-    record["end_index"] = end
+    head, source_extras = source
+    record: dict[str, Any] = {"type": "citation", **head, "start_index": start, "end_index": end}
     if c.text is not None:
         record["cited_text"] = c.text
-    extras = _extras(source, confidence, c.score)
+    extras = {**source_extras}  # each record owns its dicts: no aliasing between records
+    if "custom_metadata" in extras:
+        extras["custom_metadata"] = dict(extras["custom_metadata"])
+    if confidence is not None:
+        extras["confidence_score"] = confidence
+    if c.score is not None:
+        extras["grounding_score"] = c.score
     if extras:
         record["extras"] = extras
     return record
 
 
-def _extras(
-    source: Source | None, confidence: float | None, grounding_score: float | None
-) -> dict[str, Any]:
-    extras: dict[str, Any] = {}
-    if source is not None:
-        fields: tuple[tuple[str, object], ...] = (
-            ("source_id", source.id),
-            ("source_kind", source.kind if source.kind != "other" else None),
-            ("domain", source.domain),
-            ("document", source.document),
-            ("chunk", source.chunk),
-            ("page", source.page),
-            ("place_id", source.place_id),
-            ("file_search_store", source.file_search_store),
-            ("custom_metadata", dict(source.custom_metadata) or None),
-            ("license", source.license),
-            ("publication_date", source.publication_date),
-            ("relevance_score", source.score),
-            ("redirect_uri", source.redirect_uri),
-            ("source_text", source.text),
-        )
-        extras.update((k, v) for k, v in fields if v is not None)
-    if confidence is not None:
-        extras["confidence_score"] = confidence
-    if grounding_score is not None:
-        extras["grounding_score"] = grounding_score
-    return extras
+def _extras(source: Source) -> dict[str, Any]:
+    """What else identifies ``source``, each only when set."""
+    fields: tuple[tuple[str, object], ...] = (
+        ("source_id", source.id),
+        ("source_kind", source.kind if source.kind != "other" else None),
+        ("domain", source.domain),
+        ("document", source.document),
+        ("chunk", source.chunk),
+        ("page", source.page),
+        ("place_id", source.place_id),
+        ("file_search_store", source.file_search_store),
+        ("custom_metadata", dict(source.custom_metadata) or None),
+        ("license", source.license),
+        ("publication_date", source.publication_date),
+        ("relevance_score", source.score),
+        ("redirect_uri", source.redirect_uri),
+        ("source_text", source.text),
+    )
+    return {k: v for k, v in fields if v is not None}
