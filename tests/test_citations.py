@@ -266,3 +266,57 @@ def test_extract_raises_only_its_own_errors(body: dict[str, Any], text: str | No
         return
     for c in citations:
         assert c.start <= c.end
+
+
+# --- Spans placed in bulk agree with spans placed one by one -------------------------------
+
+_BULK_TEXT = st.text(st.sampled_from(list("ab é東京👍🏽\u0301")), min_size=1, max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_BULK_TEXT, st.data(), st.sampled_from(["byte", "char", "utf16"]), st.booleans())
+def test_bulk_placement_agrees_with_one_by_one(
+    text: str, data: st.DataObject, unit: str, as_strings: bool
+) -> None:
+    """read places in-range whole-text offsets in bulk; snap= (a no-op on boundaries)
+    sends every span through the one-by-one path: both must give the same citations,
+    in every unit, for int and JSON-int64-string offsets, with and without partIndex."""
+    sizes = {
+        "byte": len(text.encode()),
+        "char": len(text),
+        "utf16": len(text.encode("utf-16-le")) // 2,
+    }
+    bounds = sorted(
+        {
+            {"byte": len(text[:i].encode()), "char": i,
+             "utf16": len(text[:i].encode("utf-16-le")) // 2}[unit]
+            for i in range(len(text) + 1)
+        }
+    )  # fmt: skip
+    assert bounds[-1] == sizes[unit]
+    supports = []
+    for _ in range(data.draw(st.integers(1, 4))):
+        a, b = sorted(data.draw(st.lists(st.sampled_from(bounds), min_size=2, max_size=2)))
+        segment: dict[str, Any] = {"startIndex": str(a) if as_strings else a,
+                                   "endIndex": str(b) if as_strings else b}  # fmt: skip
+        if data.draw(st.booleans()):
+            segment["partIndex"] = 0
+        supports.append({"segment": segment, "groundingChunkIndices": [0]})
+    response = {
+        "candidates": [{
+            "content": {"parts": [{"text": text}]},
+            "groundingMetadata": {
+                "groundingChunks": [{"web": {"uri": "https://s.example"}}],
+                "groundingSupports": supports,
+            },
+        }]
+    }  # fmt: skip
+    bulk = read(response, unit=unit)  # type: ignore[arg-type]
+    one_by_one = read(response, unit=unit, snap="floor")  # type: ignore[arg-type]
+    assert bulk.citations == one_by_one.citations
+    for c in bulk.citations:
+        assert c.char_start is not None and c.char_end is not None
+        assert c.text == text[c.char_start : c.char_end]
+        assert (c.start, c.end) == (
+            len(text[: c.char_start].encode()), len(text[: c.char_end].encode())
+        )  # fmt: skip

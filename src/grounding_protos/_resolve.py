@@ -77,7 +77,8 @@ class _Resolver:
         self.problems: list[Problem] = []
         self.extents: dict[tuple[int, int], tuple[int, int]] = {}  # part chars -> unit bounds
         self.table = [source for _, source in raw.sources]
-        self.hints: dict[int, tuple[int, int]] = {}  # id(span) -> its characters, checked
+        # id(span) -> its bytes and characters, placed in bulk (offsets in range)
+        self.hints: dict[int, tuple[int, int, int, int]] = {}
 
     def report(self, code: str, message: str, path: str) -> None:
         """A problem of one span: raised, recorded as a skip, or collected, by the mode."""
@@ -179,10 +180,10 @@ class _Resolver:
             cited = None
         if index is not None:
             hint = self.hints.get(id(span))
-            found = None if hint is None else index.text[hint[0] : hint[1]]
+            found = None if hint is None else index.text[hint[2] : hint[3]]
             if found is not None and (cited is None or found == cited):
-                # placed in bulk (whole-text byte offsets in range) and its text agrees
-                char_start, char_end = hint  # type: ignore[misc]
+                # placed in bulk (whole-text offsets in range) and its text agrees
+                start, end, char_start, char_end = hint  # type: ignore[misc]
                 cited = found
             else:
                 located = self.locate(span, start, end, part, index, parts)
@@ -232,7 +233,7 @@ class _Resolver:
                 return None
             (first, last), where = bounds, f" of part {part or 0}" if parts else ""
         hint = self.hints.get(id(span)) if not first and last == index.char_length else None
-        placed = hint or self.place(span, start, end, first, last, where, index)
+        placed = hint[2:] if hint else self.place(span, start, end, first, last, where, index)
         wanted = span.segment_text if isinstance(span.segment_text, str) else None
         if type(placed) is tuple and (wanted is None or index.text[slice(*placed)] == wanted):
             char_start, char_end = placed
@@ -499,7 +500,7 @@ def resolve(
         index, parts = resolver.text(text)
         result = Resolution(index.text if index is not None else None)
         if index is not None and parts is None:
-            resolver.hints = _bulk_chars(raw, index, snap, clamp)
+            resolver.hints = _bulk_place(raw, index, snap, clamp)
         for span in raw.spans:
             citation = resolver.span(span, index, parts)
             if citation is not None:
@@ -510,34 +511,57 @@ def resolve(
     return result
 
 
-def _bulk_chars(
+def _bulk_place(
     raw: RawAnswer, index: TextIndex, snap: SpanSnap | None, clamp: bool
-) -> dict[int, tuple[int, int]]:
-    """The character spans of every span whose byte offsets are plain ints in range, in
-    one bulk conversion (by ``id`` of the span); ``{}`` when one of them splits a
-    character, which the spans then find out one by one."""
-    if raw.unit != "byte" or snap is not None or clamp:
+) -> dict[int, tuple[int, int, int, int]]:
+    """The byte and character spans of every span whose whole-text offsets are plain ints
+    in range, in bulk conversions (by ``id`` of the span); ``{}`` when one of them splits
+    a character, which the spans then find out one by one."""
+    if snap is not None or clamp:
         return {}
-    size = index.byte_length
+    unit = raw.unit
+    size = index.length(unit)
+    # offsets relative to the one text part are whole-text offsets too
+    text_parts = [p.index for p in raw.parts or () if p.text is not None and not p.thought]
+    only = text_parts[0] if len(text_parts) == 1 else None
     picked: list[int] = []
     offsets: list[int] = []
     for span in raw.spans:
-        start = 0 if span.start is None else span.start
-        end = 0 if span.end is None else span.end
+        start = _plain_int(span.start)
+        end = _plain_int(span.end)
+        part = span.part
         if (
             type(start) is int
             and type(end) is int
             and 0 <= start <= end <= size
-            and (span.part is None or not span.part_relative)
+            and (part is None or not span.part_relative or (type(part) is int and part == only))
         ):
             picked.append(id(span))
             offsets.append(start)
             offsets.append(end)
     try:
-        chars = index.to_chars(offsets)
+        if unit == "byte":
+            chars = index.to_chars(offsets)
+            bytes_ = offsets
+        else:
+            chars = offsets if unit == "char" else index.convert_many(offsets, unit, "char")
+            bytes_ = index.to_bytes(chars)
     except OffsetError:
         return {}
-    return {key: (chars[2 * i], chars[2 * i + 1]) for i, key in enumerate(picked)}
+    return {
+        key: (bytes_[2 * i], bytes_[2 * i + 1], chars[2 * i], chars[2 * i + 1])
+        for i, key in enumerate(picked)
+    }
+
+
+def _plain_int(value: object) -> object:
+    """An offset as ``span`` reads it when that is easy: ints, absent (0), and the
+    decimal strings of JSON int64 (Discovery Engine's ``"startIndex": "12"``)."""
+    if value is None:
+        return 0
+    if type(value) is str and value.isascii() and value.isdigit() and len(value) < 19:
+        return int(value)
+    return value
 
 
 def _raise(problem: Problem) -> NoReturn:
