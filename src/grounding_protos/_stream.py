@@ -290,6 +290,15 @@ class _Candidate:
         return out
 
 
+def _inert(candidate: dict[str, Any]) -> bool:
+    """Whether a JSON candidate has nothing for ``_Candidate._add_fields`` (which reads
+    only the keys of ``_CANDIDATE_KEYS`` with a non-empty value)."""
+    for key, value in candidate.items():  # noqa: SIM110 - all() of a generator is slower
+        if value and key in _CANDIDATE_KEYS:
+            return False
+    return True
+
+
 def _finish_reason(candidate: object, value: object) -> str | None:
     if isinstance(candidate, Message) and isinstance(value, int):
         descriptor = candidate.DESCRIPTOR.fields_by_name["finish_reason"].enum_type
@@ -441,22 +450,65 @@ class Merger:
 
     def add(self, number: int, chunk: object, texts: dict[int, str] | None = None) -> None:
         """Merge event ``number``; put the answer text it adds to each candidate in
-        ``texts`` when given."""
+        ``texts`` when given.
+
+        Most chunks of a stream are alike: a JSON dict with one candidate whose content
+        is one part of answer text, beside keys that merging ignores or that hold
+        nothing (``"groundingMetadata": {}``, ``safetyRatings``, ``modelVersion``).
+        Such a chunk takes here the steps that :meth:`_add_general` takes for it, without
+        the layers that every other chunk needs; anything else goes there.
+        """
+        if type(chunk) is dict:
+            candidates = chunk.get("candidates")
+            if (
+                type(candidates) is list
+                and len(candidates) == 1
+                and type(candidate := candidates[0]) is dict
+                and type(content := candidate.get("content")) is dict
+                and type(parts := content.get("parts")) is list
+                and len(parts) == 1
+                and type(part := parts[0]) is dict
+                and len(part) == 1
+                and type(text := part.get("text")) is str
+                and ((index := candidate.get("index")) is None
+                     or (type(index) is int and index >= 0))
+                and (len(candidate) == 1 or _inert(candidate))
+            ):  # fmt: skip
+                index = index or 0
+                self.events = number
+                if len(chunk) == 2 and type(version := chunk.get("modelVersion")) is str:
+                    if version:  # {"candidates": [...], "modelVersion": "..."}
+                        self.response["modelVersion"] = version
+                elif len(chunk) > 1:
+                    self._add_response(chunk)
+                state = self.candidates.get(index)
+                if state is None:
+                    state = self.candidates[index] = _Candidate(index, self.track)
+                role = content.get("role")
+                if role:
+                    state.role = role
+                last = state.open_part  # _Candidate.add: a continued or a new text part
+                if last is not None and last.thought is False:
+                    last.fragments.append(text)
+                else:
+                    state.open_part = last = _TextPart(text, False)
+                    state.parts.append(last)
+                if state.track and text:
+                    state._track(text)
+                if texts is not None:
+                    texts[index] = text
+                return
+        self._add_general(number, chunk, texts)
+
+    def _add_general(self, number: int, chunk: object, texts: dict[int, str] | None) -> None:
+        """:meth:`add` for any chunk."""
         if type(chunk) is not dict or "candidates" not in chunk or "error" in chunk:
             chunk = response_chunk(number, chunk)
         self.events = number
         if type(chunk) is dict:
             candidates = chunk.get("candidates")
             if len(chunk) > 1:  # usageMetadata, modelVersion, ...
-                for key, value in chunk.items():
-                    target = _RESPONSE_TARGETS.get(key)
-                    if target is None or value is None:
-                        continue
-                    if type(value) is str:  # modelVersion, responseId: in every chunk
-                        if value:
-                            self.response[target] = value
-                    elif not _empty(value := unwrap(value)):
-                        self.response[target] = value
+                self._add_response(chunk)
         else:
             candidates = None
             for name, target in _RESPONSE_KEYS:
@@ -481,6 +533,18 @@ class Merger:
             text = state.add(number, candidate)
             if texts is not None:
                 texts[index] = text
+
+    def _add_response(self, chunk: dict[str, Any]) -> None:
+        """The response-level fields of a JSON chunk (``usageMetadata``, ...)."""
+        for key, value in chunk.items():
+            target = _RESPONSE_TARGETS.get(key)
+            if target is None or value is None:
+                continue
+            if type(value) is str:  # modelVersion, responseId: in every chunk
+                if value:
+                    self.response[target] = value
+            elif not _empty(value := unwrap(value)):
+                self.response[target] = value
 
     def truncated(self, item: Truncated) -> None:
         self.problems.append(Problem("stream-truncated", item.message, ""))
