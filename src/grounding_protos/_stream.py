@@ -472,7 +472,11 @@ class Merger:
                 and type(text := part.get("text")) is str
                 and ((index := candidate.get("index")) is None
                      or (type(index) is int and index >= 0))
-                and (len(candidate) == 1 or _inert(candidate))
+                and (len(candidate) == 1
+                     # beside the content, the index or an empty groundingMetadata
+                     or (len(candidate) == 2
+                         and (index is not None or not candidate.get("groundingMetadata", 1)))
+                     or _inert(candidate))
             ):  # fmt: skip
                 index = index or 0
                 self.events = number
