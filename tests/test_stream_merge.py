@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grounding_protos import StreamError
-from grounding_protos._stream import Merger, _Candidate
+from grounding_protos._stream import Merger, _Candidate, _empty
 from grounding_protos.citations import read_stream
 
 Json = dict[str, Any]
@@ -324,3 +324,20 @@ def test_a_bad_index_in_a_common_chunk_is_still_an_error(index: object, message:
     chunks = [{"candidates": [{"content": {"parts": [{"text": "a"}]}, "index": index}]}]
     with pytest.raises(StreamError, match=f"event 1: {message}"):
         read_stream(chunks)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=2),
+    lambda inner: (
+        st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=2), inner, max_size=2)
+    ),
+    max_leaves=6,
+)
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.sampled_from(["a", "promptTokenCount", "b"]), JSON_VALUES, max_size=3))
+def test_a_metadata_dict_is_empty_when_every_value_is_blank(value: Json) -> None:
+    """``None``, ``""``, ``[]`` and ``{}`` are blank; numbers and booleans (even 0) are not."""
+    blank = [v is None or (isinstance(v, (str, list, dict)) and not v) for v in value.values()]
+    assert _empty(value) is all(blank)

@@ -317,8 +317,11 @@ def _empty(obj: object) -> bool:
         return True
     if type(obj) is str:
         return not obj
-    if type(obj) is dict:
-        return not obj or all(_blank(v) for v in obj.values())
+    if type(obj) is dict:  # all values blank; a loop, as all() of a generator costs more
+        for value in obj.values():
+            if value is not None and (type(value) is int or not _blank(value)):
+                return False  # usageMetadata: its first count
+        return True
     if isinstance(obj, Message):
         return not obj.ListFields()
     if isinstance(obj, Mapping):
@@ -540,15 +543,20 @@ class Merger:
 
     def _add_response(self, chunk: dict[str, Any]) -> None:
         """The response-level fields of a JSON chunk (``usageMetadata``, ...)."""
+        response = self.response
         for key, value in chunk.items():
             target = _RESPONSE_TARGETS.get(key)
             if target is None or value is None:
                 continue
-            if type(value) is str:  # modelVersion, responseId: in every chunk
+            kind = type(value)
+            if kind is str:  # modelVersion, responseId: in every chunk
                 if value:
-                    self.response[target] = value
+                    response[target] = value
+            elif kind is dict:  # usageMetadata: in every chunk of some streams
+                if not _empty(value):
+                    response[target] = value
             elif not _empty(value := unwrap(value)):
-                self.response[target] = value
+                response[target] = value
 
     def truncated(self, item: Truncated) -> None:
         self.problems.append(Problem("stream-truncated", item.message, ""))
