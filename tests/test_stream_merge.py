@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grounding_protos import StreamError
-from grounding_protos._stream import Merger, _Candidate, _empty
+from grounding_protos._access import get
+from grounding_protos._stream import Merger, _Candidate, _citation_key, _empty
 from grounding_protos.citations import read_stream
 
 Json = dict[str, Any]
@@ -341,3 +342,44 @@ def test_a_metadata_dict_is_empty_when_every_value_is_blank(value: Json) -> None
     """``None``, ``""``, ``[]`` and ``{}`` are blank; numbers and booleans (even 0) are not."""
     blank = [v is None or (isinstance(v, (str, list, dict)) and not v) for v in value.values()]
     assert _empty(value) is all(blank)
+
+
+def _naive_key(item: object) -> tuple[str, ...]:
+    """The citation key written out with ``_access.get`` field by field."""
+
+    def number(value: object) -> object:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str) and value.isdecimal() and value.isascii() and len(value) < 20:
+            return int(value)
+        return value
+
+    date = get(item, "publication_date")
+    if date is not None and not isinstance(date, str):
+        date = (get(date, "year"), get(date, "month"), get(date, "day"))
+    values = [number(get(item, "start_index")), number(get(item, "end_index"))]
+    values += [get(item, name) or None for name in ("uri", "title", "license")]
+    return tuple(repr(v) for v in [*values, date])
+
+
+CITATION_KEYS = st.sampled_from(
+    ["startIndex", "start_index", "endIndex", "end_index", "uri", "title", "license",
+     "publicationDate", "publication_date", "other"]
+)  # fmt: skip
+CITATION_VALUES = st.one_of(
+    st.none(),
+    st.integers(-2, 300),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(["", "7", "12", "x", "https://a.example", "2024-05-01", True]),
+    st.fixed_dictionaries(
+        {}, optional={"year": st.integers(2000, 2030), "month": st.integers(1, 12)}
+    ),
+)
+
+
+@given(st.dictionaries(CITATION_KEYS, CITATION_VALUES, max_size=6))
+def test_the_citation_key_reads_each_field_as_get_does(item: Json) -> None:
+    """Both spellings of a field, null values, numbers as text and dates as objects."""
+    assert _citation_key(item) == _naive_key(item)

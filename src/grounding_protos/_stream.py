@@ -354,17 +354,36 @@ def _integer(value: object) -> int | None:
 
 def _citation_key(item: object) -> tuple[str, ...]:
     """What makes two citations the same: span, URI, title, license, date (as text)."""
-    start, end = (get(item, n) for n in ("start_index", "end_index"))
-    date = get(item, "publication_date")
+    if type(item) is dict:  # as get() reads each: snake_case key if present, else camelCase
+        start, end, uri, title, license_, date = (
+            item.get(camel) if (value := item.get(snake, _ABSENT)) is _ABSENT else value
+            for snake, camel in _KEY_SPELLINGS
+        )
+    else:
+        start, end, uri, title, license_, date = (get(item, n) for n, _ in _KEY_SPELLINGS)
     if date is not None and not isinstance(date, str):
         date = tuple(get(date, n) for n in ("year", "month", "day"))
-    values = (
-        _integer(start) if _integer(start) is not None else start,
-        _integer(end) if _integer(end) is not None else end,
-        *(get(item, n) or None for n in _CITATION_FIELDS),
-        date,
+    number = _integer(start)
+    if number is not None:
+        start = number
+    number = _integer(end)
+    if number is not None:
+        end = number
+    return (
+        repr(start),
+        repr(end),
+        repr(uri or None),
+        repr(title or None),
+        repr(license_ or None),
+        repr(date),
     )
-    return tuple(repr(v) for v in values)
+
+
+_KEY_SPELLINGS = tuple(
+    (name, _access.camel(name))
+    for name in ("start_index", "end_index", *_CITATION_FIELDS, "publication_date")
+)
+_ABSENT = object()
 
 
 def _covers(kf: tuple[str, ...], kb: tuple[str, ...]) -> bool:
