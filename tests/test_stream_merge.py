@@ -383,3 +383,25 @@ CITATION_VALUES = st.one_of(
 def test_the_citation_key_reads_each_field_as_get_does(item: Json) -> None:
     """Both spellings of a field, null values, numbers as text and dates as objects."""
     assert _citation_key(item) == _naive_key(item)
+
+
+@pytest.mark.parametrize(
+    "chunks",
+    [
+        [{"candidates": [{"content": {"parts": [{"text": "Grüße"}]}}]}, '{"candidates": []}'],
+        [{"candidates": []}, {"error": {"code": 429, "message": "slow"}}],
+        [{"candidates": [{"content": {"parts": [{"text": "a"}]}}]}, {"choices": []}],
+        [{"candidates": [{"content": {"parts": [{"text": "a"}]}, "finishReason": "STOP"}]}],
+    ],
+)
+def test_a_list_of_chunks_reads_as_any_iterable_of_them(chunks: list[object]) -> None:
+    """``read_stream`` numbers a list's chunks itself; an iterator goes through
+    ``stream_items``: the same result, or the same error naming the same event."""
+
+    def outcome(stream: object) -> object:
+        try:
+            return read_stream(stream)
+        except StreamError as exc:
+            return (exc.event, str(exc))
+
+    assert outcome(chunks) == outcome(iter(chunks)) == outcome(tuple(chunks))

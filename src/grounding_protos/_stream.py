@@ -799,6 +799,15 @@ def read_stream(
     options = _Options(candidate, text, snap, clamp, errors)
     merger = Merger()
     add = merger.add
+    if (
+        type(stream) is list
+        and stream
+        and not isinstance(stream[0], (str, bytes, bytearray))
+        and not _is_answer_chunk(stream[0])
+    ):  # a list of chunks: what stream_items() would number, without an Item per chunk
+        for number, chunk in enumerate(stream, 1):
+            add(number, chunk)
+        return merger.grounded(options, final=True)
     events = iter(stream_items(stream))
     first = next(events, None)
     if first is None:
