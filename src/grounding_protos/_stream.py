@@ -290,6 +290,15 @@ class _Candidate:
         return out
 
 
+def _inert(candidate: dict[str, Any]) -> bool:
+    """Whether a JSON candidate has nothing for ``_Candidate._add_fields`` (which reads
+    only the keys of ``_CANDIDATE_KEYS`` with a non-empty value)."""
+    for key, value in candidate.items():  # noqa: SIM110 - all() of a generator is slower
+        if value and key in _CANDIDATE_KEYS:
+            return False
+    return True
+
+
 def _finish_reason(candidate: object, value: object) -> str | None:
     if isinstance(candidate, Message) and isinstance(value, int):
         descriptor = candidate.DESCRIPTOR.fields_by_name["finish_reason"].enum_type
@@ -308,8 +317,11 @@ def _empty(obj: object) -> bool:
         return True
     if type(obj) is str:
         return not obj
-    if type(obj) is dict:
-        return not obj or all(_blank(v) for v in obj.values())
+    if type(obj) is dict:  # all values blank; a loop, as all() of a generator costs more
+        for value in obj.values():
+            if value is not None and (type(value) is int or not _blank(value)):
+                return False  # usageMetadata: its first count
+        return True
     if isinstance(obj, Message):
         return not obj.ListFields()
     if isinstance(obj, Mapping):
@@ -342,17 +354,36 @@ def _integer(value: object) -> int | None:
 
 def _citation_key(item: object) -> tuple[str, ...]:
     """What makes two citations the same: span, URI, title, license, date (as text)."""
-    start, end = (get(item, n) for n in ("start_index", "end_index"))
-    date = get(item, "publication_date")
+    if type(item) is dict:  # as get() reads each: snake_case key if present, else camelCase
+        start, end, uri, title, license_, date = (
+            item.get(camel) if (value := item.get(snake, _ABSENT)) is _ABSENT else value
+            for snake, camel in _KEY_SPELLINGS
+        )
+    else:
+        start, end, uri, title, license_, date = (get(item, n) for n, _ in _KEY_SPELLINGS)
     if date is not None and not isinstance(date, str):
         date = tuple(get(date, n) for n in ("year", "month", "day"))
-    values = (
-        _integer(start) if _integer(start) is not None else start,
-        _integer(end) if _integer(end) is not None else end,
-        *(get(item, n) or None for n in _CITATION_FIELDS),
-        date,
+    number = _integer(start)
+    if number is not None:
+        start = number
+    number = _integer(end)
+    if number is not None:
+        end = number
+    return (
+        repr(start),
+        repr(end),
+        repr(uri or None),
+        repr(title or None),
+        repr(license_ or None),
+        repr(date),
     )
-    return tuple(repr(v) for v in values)
+
+
+_KEY_SPELLINGS = tuple(
+    (name, _access.camel(name))
+    for name in ("start_index", "end_index", *_CITATION_FIELDS, "publication_date")
+)
+_ABSENT = object()
 
 
 def _covers(kf: tuple[str, ...], kb: tuple[str, ...]) -> bool:
@@ -441,22 +472,69 @@ class Merger:
 
     def add(self, number: int, chunk: object, texts: dict[int, str] | None = None) -> None:
         """Merge event ``number``; put the answer text it adds to each candidate in
-        ``texts`` when given."""
+        ``texts`` when given.
+
+        Most chunks of a stream are alike: a JSON dict with one candidate whose content
+        is one part of answer text, beside keys that merging ignores or that hold
+        nothing (``"groundingMetadata": {}``, ``safetyRatings``, ``modelVersion``).
+        Such a chunk takes here the steps that :meth:`_add_general` takes for it, without
+        the layers that every other chunk needs; anything else goes there.
+        """
+        if type(chunk) is dict:
+            candidates = chunk.get("candidates")
+            if (
+                type(candidates) is list
+                and len(candidates) == 1
+                and type(candidate := candidates[0]) is dict
+                and type(content := candidate.get("content")) is dict
+                and type(parts := content.get("parts")) is list
+                and len(parts) == 1
+                and type(part := parts[0]) is dict
+                and len(part) == 1
+                and type(text := part.get("text")) is str
+                and ((index := candidate.get("index")) is None
+                     or (type(index) is int and index >= 0))
+                and (len(candidate) == 1
+                     # beside the content, the index or an empty groundingMetadata
+                     or (len(candidate) == 2
+                         and (index is not None or not candidate.get("groundingMetadata", 1)))
+                     or _inert(candidate))
+            ):  # fmt: skip
+                index = index or 0
+                self.events = number
+                if len(chunk) == 2 and type(version := chunk.get("modelVersion")) is str:
+                    if version:  # {"candidates": [...], "modelVersion": "..."}
+                        self.response["modelVersion"] = version
+                elif len(chunk) > 1:
+                    self._add_response(chunk)
+                state = self.candidates.get(index)
+                if state is None:
+                    state = self.candidates[index] = _Candidate(index, self.track)
+                role = content.get("role")
+                if role:
+                    state.role = role
+                last = state.open_part  # _Candidate.add: a continued or a new text part
+                if last is not None and last.thought is False:
+                    last.fragments.append(text)
+                else:
+                    state.open_part = last = _TextPart(text, False)
+                    state.parts.append(last)
+                if state.track and text:
+                    state._track(text)
+                if texts is not None:
+                    texts[index] = text
+                return
+        self._add_general(number, chunk, texts)
+
+    def _add_general(self, number: int, chunk: object, texts: dict[int, str] | None) -> None:
+        """:meth:`add` for any chunk."""
         if type(chunk) is not dict or "candidates" not in chunk or "error" in chunk:
             chunk = response_chunk(number, chunk)
         self.events = number
         if type(chunk) is dict:
             candidates = chunk.get("candidates")
             if len(chunk) > 1:  # usageMetadata, modelVersion, ...
-                for key, value in chunk.items():
-                    target = _RESPONSE_TARGETS.get(key)
-                    if target is None or value is None:
-                        continue
-                    if type(value) is str:  # modelVersion, responseId: in every chunk
-                        if value:
-                            self.response[target] = value
-                    elif not _empty(value := unwrap(value)):
-                        self.response[target] = value
+                self._add_response(chunk)
         else:
             candidates = None
             for name, target in _RESPONSE_KEYS:
@@ -481,6 +559,23 @@ class Merger:
             text = state.add(number, candidate)
             if texts is not None:
                 texts[index] = text
+
+    def _add_response(self, chunk: dict[str, Any]) -> None:
+        """The response-level fields of a JSON chunk (``usageMetadata``, ...)."""
+        response = self.response
+        for key, value in chunk.items():
+            target = _RESPONSE_TARGETS.get(key)
+            if target is None or value is None:
+                continue
+            kind = type(value)
+            if kind is str:  # modelVersion, responseId: in every chunk
+                if value:
+                    response[target] = value
+            elif kind is dict:  # usageMetadata: in every chunk of some streams
+                if not _empty(value):
+                    response[target] = value
+            elif not _empty(value := unwrap(value)):
+                response[target] = value
 
     def truncated(self, item: Truncated) -> None:
         self.problems.append(Problem("stream-truncated", item.message, ""))
@@ -704,6 +799,15 @@ def read_stream(
     options = _Options(candidate, text, snap, clamp, errors)
     merger = Merger()
     add = merger.add
+    if (
+        type(stream) is list
+        and stream
+        and not isinstance(stream[0], (str, bytes, bytearray))
+        and not _is_answer_chunk(stream[0])
+    ):  # a list of chunks: what stream_items() would number, without an Item per chunk
+        for number, chunk in enumerate(stream, 1):
+            add(number, chunk)
+        return merger.grounded(options, final=True)
     events = iter(stream_items(stream))
     first = next(events, None)
     if first is None:
