@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Literal, NoReturn
 
 from grounding_protos._exceptions import (
@@ -23,6 +25,8 @@ from grounding_protos._offsets import PartMap, Snap, SpanSnap, TextIndex, Unit, 
 from grounding_protos._raw import RawAnswer, RawSpan
 
 Mode = Literal["strict", "repair", "skip", "collect"]
+Hint = tuple[int, int, int, int] | None
+"""A span placed in bulk: its whole-text bytes and characters (start, end, start, end)."""
 _NOUNS = {"byte": "byte offset", "char": "character offset", "utf16": "UTF-16 offset"}
 _PLURALS = {"byte": "bytes", "char": "characters", "utf16": "UTF-16 units"}
 REPAIR_WINDOW = 128
@@ -77,8 +81,6 @@ class _Resolver:
         self.problems: list[Problem] = []
         self.extents: dict[tuple[int, int], tuple[int, int]] = {}  # part chars -> unit bounds
         self.table = [source for _, source in raw.sources]
-        # id(span) -> its bytes and characters, placed in bulk (offsets in range)
-        self.hints: dict[int, tuple[int, int, int, int]] = {}
 
     def report(self, code: str, message: str, path: str) -> None:
         """A problem of one span: raised, recorded as a skip, or collected, by the mode."""
@@ -152,8 +154,9 @@ class _Resolver:
     # --- one span -----------------------------------------------------------------
 
     def span(
-        self, span: RawSpan, index: TextIndex | None, parts: PartMap | None
+        self, span: RawSpan, index: TextIndex | None, parts: PartMap | None, hint: Hint
     ) -> Citation | None:
+        """The citation of ``span``; ``hint``, its bytes and characters if placed in bulk."""
         # ints (and absent values) are the common case: checked without a call
         start = span.start
         if type(start) is not int:
@@ -179,14 +182,13 @@ class _Resolver:
         if type(cited) is not str:
             cited = None
         if index is not None:
-            hint = self.hints.get(id(span))
             found = None if hint is None else index.text[hint[2] : hint[3]]
             if found is not None and (cited is None or found == cited):
                 # placed in bulk (whole-text offsets in range) and its text agrees
                 start, end, char_start, char_end = hint  # type: ignore[misc]
                 cited = found
             else:
-                located = self.locate(span, start, end, part, index, parts)
+                located = self.locate(span, start, end, part, index, parts, hint)
                 if located is None:
                     return None
                 start, end, char_start, char_end = located
@@ -221,6 +223,7 @@ class _Resolver:
         part: int | None,
         index: TextIndex,
         parts: PartMap | None,
+        hint: Hint,
     ) -> tuple[int, int, int, int] | None:
         """Joined-text byte and char offsets of a span, checked against its own text and,
         where they disagree, re-anchored on it (by the mode)."""
@@ -232,8 +235,10 @@ class _Resolver:
             if bounds is None:
                 return None
             (first, last), where = bounds, f" of part {part or 0}" if parts else ""
-        hint = self.hints.get(id(span)) if not first and last == index.char_length else None
-        placed = hint[2:] if hint else self.place(span, start, end, first, last, where, index)
+        if hint is not None and not first and last == index.char_length:
+            placed: tuple[int, int] | Problem = hint[2:]
+        else:
+            placed = self.place(span, start, end, first, last, where, index)
         wanted = span.segment_text if isinstance(span.segment_text, str) else None
         if type(placed) is tuple and (wanted is None or index.text[slice(*placed)] == wanted):
             char_start, char_end = placed
@@ -499,10 +504,11 @@ def resolve(
     try:
         index, parts = resolver.text(text)
         result = Resolution(index.text if index is not None else None)
+        hints: Iterable[Hint] = repeat(None)
         if index is not None and parts is None:
-            resolver.hints = _bulk_place(raw, index, snap, clamp)
-        for span in raw.spans:
-            citation = resolver.span(span, index, parts)
+            hints = _bulk_place(raw, index, snap, clamp)
+        for span, hint in zip(raw.spans, hints, strict=False):  # hints may repeat None
+            citation = resolver.span(span, index, parts, hint)
             if citation is not None:
                 result.citations.append(citation)
     except _Stop as stop:
@@ -511,14 +517,14 @@ def resolve(
     return result
 
 
-def _bulk_place(
-    raw: RawAnswer, index: TextIndex, snap: SpanSnap | None, clamp: bool
-) -> dict[int, tuple[int, int, int, int]]:
+def _bulk_place(raw: RawAnswer, index: TextIndex, snap: SpanSnap | None, clamp: bool) -> list[Hint]:
     """The byte and character spans of every span whose whole-text offsets are plain ints
-    in range, in bulk conversions (by ``id`` of the span); ``{}`` when one of them splits
-    a character, which the spans then find out one by one."""
+    in range, in bulk conversions (``None`` for the others, in the order of the spans);
+    all ``None`` when one of them splits a character, which the spans then find out one
+    by one."""
+    hints: list[Hint] = [None] * len(raw.spans)
     if snap is not None or clamp:
-        return {}
+        return hints
     unit = raw.unit
     size = index.length(unit)
     # offsets relative to the one text part are whole-text offsets too
@@ -526,9 +532,13 @@ def _bulk_place(
     only = text_parts[0] if len(text_parts) == 1 else None
     picked: list[int] = []
     offsets: list[int] = []
-    for span in raw.spans:
-        start = _plain_int(span.start)
-        end = _plain_int(span.end)
+    for position, span in enumerate(raw.spans):
+        start = span.start
+        if type(start) is not int:
+            start = _plain_int(start)
+        end = span.end
+        if type(end) is not int:
+            end = _plain_int(end)
         part = span.part
         if (
             type(start) is int
@@ -536,7 +546,7 @@ def _bulk_place(
             and 0 <= start <= end <= size
             and (part is None or not span.part_relative or (type(part) is int and part == only))
         ):
-            picked.append(id(span))
+            picked.append(position)
             offsets.append(start)
             offsets.append(end)
     try:
@@ -547,11 +557,11 @@ def _bulk_place(
             chars = offsets if unit == "char" else index.convert_many(offsets, unit, "char")
             bytes_ = index.to_bytes(chars)
     except OffsetError:
-        return {}
-    return {
-        key: (bytes_[2 * i], bytes_[2 * i + 1], chars[2 * i], chars[2 * i + 1])
-        for i, key in enumerate(picked)
-    }
+        return hints
+    placed = zip(bytes_[0::2], bytes_[1::2], chars[0::2], chars[1::2], strict=True)
+    for position, hint in zip(picked, placed, strict=True):
+        hints[position] = hint
+    return hints
 
 
 def _plain_int(value: object) -> object:
