@@ -177,6 +177,35 @@ def test_a_batch_keeps_unresolved_urls_in_its_records(
     assert [p["code"] for p in record["problems"]] == ["redirect-loop"]
 
 
+def test_the_batch_facade_resolves_as_the_command_line_does(
+    server: tuple[str, Stats], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from grounding_protos.batch import process_lines
+
+    base, stats = server
+    lines = [json.dumps(gemini(base, "to/302/p1", "to/302/p2")), json.dumps(gemini(base, "loop/x"))]
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text("\n".join(lines) + "\n")
+    cache = tmp_path / "cache.sqlite"
+    _, out, _ = run(
+        ["render", str(batch), "--jsonl", "--resolve-urls", "--cache", str(cache)], capsys
+    )
+    asked = stats.total()
+    got = list(process_lines(lines, "render", resolve_urls=True, cache=str(cache)))
+    assert got == out.splitlines()
+    assert PAGE + "p1" in json.loads(got[0])["output"]
+    assert stats.total() == asked + 1  # the cache file answers all but the loop again
+
+
+def test_the_batch_facade_without_httpx_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from grounding_protos import MissingDependencyError
+    from grounding_protos.batch import process_lines
+
+    monkeypatch.setitem(sys.modules, "httpx", None)
+    with pytest.raises(MissingDependencyError, match=r"grounding-protos\[resolve\]"):
+        list(process_lines(["{}"], "render", resolve_urls=True))
+
+
 def test_cache_needs_resolve_urls(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(["render", "--cache", str(tmp_path / "c"), "x.json"], capsys)
     assert code == 2 and "--cache is for --resolve-urls" in err

@@ -56,6 +56,11 @@ RUNS: list[tuple[list[str], dict[str, Any]]] = [
     (["render", "--jsonl", "--style", "html"], {"command": "render", "style": "html"}),
     (["render", "--jsonl", "--snap", "outward", "--clamp"],
      {"command": "render", "snap": "outward", "clamp": True}),
+    (["render", "--jsonl", "--footnotes"], {"command": "render", "footnotes": True}),
+    (["render", "--jsonl", "--style", "html", "--raw-text"],
+     {"command": "render", "style": "html", "raw_text": True}),
+    (["inspect", "--jsonl", "--unit", "char"], {"command": "inspect", "unit": "char"}),
+    (["render", "--jsonl", "--spans", "skip"], {"command": "render", "spans": "skip"}),
     (["inspect", "--jsonl"], {"command": "inspect"}),
     (["validate", "--jsonl", "--type", "Answer"], {"command": "validate", "type_name": "Answer"}),
     (["convert", "--type", "Answer", "--from", "jsonl", "--to", "jsonl"],
@@ -142,6 +147,11 @@ def test_process_line_is_one_line_of_process_lines() -> None:
         ({"command": "render", "style": "rst"}, "style must be"),
         ({"command": "render", "snap": "round"}, "snap must be"),
         ({"command": "render", "errors": "drop"}, "errors must be"),
+        ({"command": "render", "unit": "utf8"}, "unit must be"),
+        ({"command": "render", "style": "html", "footnotes": True}, "footnotes=True is for"),
+        ({"command": "validate", "footnotes": True}, "footnotes=True is for"),
+        ({"command": "render", "raw_text": True}, "raw_text=True is for"),
+        ({"command": "render", "cache": "c.sqlite"}, "cache is for resolve_urls"),
     ],
 )
 def test_bad_options_fail_at_once(options: dict[str, Any], message: str) -> None:

@@ -43,6 +43,11 @@ def _options(
     title: str | None,
     proto_names: bool,
     spans: str = "repair",
+    unit: str | None = None,
+    footnotes: bool = False,
+    raw_text: bool = False,
+    resolve_urls: bool = False,
+    cache: str | None = None,
 ) -> Options:
     """The command line's options, checked as the command line checks them."""
     from grounding_protos._registry import message_class
@@ -73,6 +78,18 @@ def _options(
         raise ArgumentValueError(f"snap must be 'floor', 'ceil', 'outward' or None, not {snap!r}")
     if spans not in ("strict", "repair", "skip"):
         raise ArgumentValueError(f"spans must be 'strict', 'repair' or 'skip', not {spans!r}")
+    if unit not in (None, "byte", "char", "utf16"):
+        raise ArgumentValueError(f"unit must be 'byte', 'char', 'utf16' or None, not {unit!r}")
+    if footnotes and (command != "render" or style != "markdown"):
+        raise ArgumentValueError("footnotes=True is for render with style='markdown'")
+    if raw_text and (command != "render" or style != "html"):
+        raise ArgumentValueError("raw_text=True is for render with style='html'")
+    if cache is not None and not resolve_urls:
+        raise ArgumentValueError("cache is for resolve_urls=True")
+    if resolve_urls:
+        from grounding_protos._redirects import require_httpx
+
+        require_httpx()  # MissingDependencyError now, not on every line
     return Options(
         command,  # type: ignore[arg-type]
         type_name=type_name,
@@ -84,6 +101,11 @@ def _options(
         clamp=clamp,
         title=title,
         spans=spans,  # type: ignore[arg-type]
+        unit=unit,  # type: ignore[arg-type]
+        footnotes=footnotes,
+        raw_text=raw_text,
+        resolve_urls=resolve_urls,
+        cache=cache,
     )
 
 
@@ -108,6 +130,11 @@ def process_lines(
     title: str | None = None,
     proto_names: bool = False,
     spans: str = "repair",
+    unit: str | None = None,
+    footnotes: bool = False,
+    raw_text: bool = False,
+    resolve_urls: bool = False,
+    cache: str | None = None,
 ) -> Iterator[str]:
     """The output lines (without line ends) of ``command`` on the lines of one JSONL input.
 
@@ -116,9 +143,12 @@ def process_lines(
     ``type_name`` (``--type``), ``source`` (``--from``: ``json`` or ``base64``),
     ``target`` (``convert --to``: ``jsonl``, ``base64`` or ``text``), ``text``
     (the contents of ``--text FILE``), ``candidate``, ``style``, ``snap``, ``clamp``,
-    ``title``, ``proto_names`` and ``spans`` (``--spans``: the span policy ``errors=``
+    ``title``, ``proto_names``, ``spans`` (``--spans``: the span policy ``errors=``
     of :func:`grounding_protos.citations.read`; ``errors`` here says where failed
-    lines go, as the command line's ``--errors FILE`` does).
+    lines go, as the command line's ``--errors FILE`` does), ``unit`` (``--unit``),
+    ``footnotes`` and ``raw_text`` (``render --footnotes``, ``--raw-text``), and
+    ``resolve_urls`` with ``cache`` (``--resolve-urls``, ``--cache FILE``: the ``resolve``
+    extra; give workers one sqlite ``cache`` to share what they resolved).
 
     A line that fails becomes its error record ``{"line": N, "ok": false, …}``:
     ``errors="inline"`` puts it in place (what ``render``/``validate``/``inspect
@@ -130,7 +160,7 @@ def process_lines(
         raise ArgumentValueError(f"errors must be 'inline', 'skip' or 'only', not {errors!r}")
     options = _options(
         command, type_name, source, target, text, candidate, style, snap, clamp, title,
-        proto_names, spans,
+        proto_names, spans, unit, footnotes, raw_text, resolve_urls, cache,
     )  # fmt: skip
     for number, line in enumerate(lines, 1):
         raw = _raw(line)
@@ -161,6 +191,11 @@ def process_line(
     title: str | None = None,
     proto_names: bool = False,
     spans: str = "repair",
+    unit: str | None = None,
+    footnotes: bool = False,
+    raw_text: bool = False,
+    resolve_urls: bool = False,
+    cache: str | None = None,
 ) -> str:
     """The output line of ``command`` on one line (line ``number`` of its input), or,
     when it fails, its error record; options as for :func:`process_lines`.
@@ -170,7 +205,7 @@ def process_line(
     """
     options = _options(
         command, type_name, source, target, text, candidate, style, snap, clamp, title,
-        proto_names, spans,
+        proto_names, spans, unit, footnotes, raw_text, resolve_urls, cache,
     )  # fmt: skip
     result = _process_line(options, number, _raw(line))
     if result.error is not None:
