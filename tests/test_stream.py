@@ -803,6 +803,35 @@ def test_cli_interrupted_stream_warns_and_exits_1(
     assert code == 2 and "event 1: not a generateContent response chunk" in err
 
 
+def test_cli_jsonl_lines_holding_streams_read_like_whole_responses(
+    recorded: tuple[Path, Path, list[Json]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A JSONL line may hold a recorded stream (a JSON array of chunks): it is merged, as
+    a file is; an interrupted one keeps what arrived and is flagged (exit 1)."""
+    _, whole_file, chunks = recorded
+    whole = json.loads(whole_file.read_text(encoding="utf-8"))
+    lines = [json.dumps(whole), json.dumps(chunks), json.dumps(chunks[:-2]), "[]"]
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for command in ("render", "validate", "inspect"):
+        code, out, _ = run_cli(capsys, monkeypatch, command, "--jsonl", str(batch))
+        first, streamed, interrupted, empty = map(json.loads, out.splitlines())
+        assert code == 1  # the interrupted stream, and the empty one
+        assert {**streamed, "line": 1} == first
+        assert (interrupted["ok"], empty["ok"]) == (True, False)
+        assert "0 events" in empty["error"]
+        record = interrupted.get("summary", interrupted)
+        assert record["problems"][0]["code"] == "stream-incomplete"
+    _, out, _ = run_cli(capsys, monkeypatch, "render", "--jsonl", str(batch))
+    part = json.dumps(chunks[:-2]).encode("utf-8")
+    _, alone, _ = run_cli(capsys, monkeypatch, "render", stdin=part)  # the stream as a file
+    assert json.loads(out.splitlines()[2])["output"] == alone
+    assert "東京タワー[1]" in alone
+
+
 def test_cli_on_the_shipped_stream_example(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -496,17 +496,22 @@ def _process(options: Options, line: int, raw: bytes) -> tuple[str, bool]:
     command = options.command
     if command == "convert":
         return convert_document(options, raw, "").decode("utf-8").rstrip("\n"), False
-    document = load_document(options, raw, "")
+    from grounding_protos._cli_stream import SERIOUS, load_line
+
+    document, merging = load_line(options, raw)  # a stream's problems first, as for a file
+    stream = [asdict(p) for p in merging]
+    serious = any(p.code in SERIOUS for p in merging)
     if command == "render":
         output, found = render_document(options, document, "", line=line)
         record: dict[str, Any] = {"line": line, "ok": True, "output": output}
-        if found:
-            record["problems"] = [asdict(p) for p in found]
-        return dumps(record), not all(map(is_warning, found))
+        if stream or found:
+            record["problems"] = stream + [asdict(p) for p in found]
+        return dumps(record), serious or not all(map(is_warning, found))
     if command == "validate":
-        problems = validate_document(options, document, "")
+        problems = stream + validate_document(options, document, "")
         return dumps({"line": line, "ok": True, "problems": problems}), bool(problems)
     summary = summarize(options, document, "")
+    summary["problems"][:0] = stream
     flagged = bool(summary["problems"]) or "error" in summary
     return dumps({"line": line, "ok": True, "summary": summary}), flagged
 

@@ -62,6 +62,19 @@ def load_input(
     return load_document(options, data, label), []
 
 
+def load_line(options: Options, raw: bytes) -> tuple[object, list[Problem]]:
+    """One line of a JSONL batch: a response, or a recorded stream (a JSON array of
+    chunks, as ``streamGenerateContent`` returns without ``alt=sse``) merged into one,
+    with the stream's problems."""
+    from grounding_protos._cli_commands import load_document
+
+    if options.type_name is None and is_stream(raw):
+        from grounding_protos._stream_parse import recorded_chunks
+
+        return _merge(options, lambda: recorded_chunks(raw), "")
+    return load_document(options, raw, ""), []
+
+
 def _first_lines(stream: IO[bytes]) -> bytes:
     """The input up to its first line that is not blank (enough to tell the format)."""
     head = b""
