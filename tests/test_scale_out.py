@@ -161,6 +161,16 @@ def test_bad_options_fail_at_once(options: dict[str, Any], message: str) -> None
         list(process_lines([b"{}"], command, **options))
 
 
+def test_an_unknown_option_is_a_type_error() -> None:
+    bad: dict[str, Any] = {"colour": "red"}
+    with pytest.raises(
+        TypeError, match=r"^process_lines\(\) got an unexpected keyword argument 'colour'"
+    ):
+        list(process_lines([b"{}"], "render", **bad))
+    with pytest.raises(TypeError, match=r"^process_line\(\) got an unexpected .* 'colour'"):
+        process_line(b"{}", "render", **bad)
+
+
 def test_an_unknown_type_fails_at_once() -> None:
     from grounding_protos import UnknownTypeError
 

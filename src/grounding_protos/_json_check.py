@@ -27,9 +27,9 @@ from google.protobuf.descriptor import FieldDescriptor
 from grounding_protos._pool import is_repeated
 
 _MAX_DEPTH = 64
-_FLOAT_MAX = 3.4028234663852886e38
+FLOAT_MAX = 3.4028234663852886e38  # json_format's limit for float fields
 _T = FieldDescriptor
-_INT_RANGES = {
+INT_RANGES = {  # the values each integer type holds
     _T.TYPE_INT32: (-(2**31), 2**31 - 1),
     _T.TYPE_SINT32: (-(2**31), 2**31 - 1),
     _T.TYPE_SFIXED32: (-(2**31), 2**31 - 1),
@@ -82,7 +82,7 @@ def _check(field: FieldDescriptor) -> tuple[str, Any]:
         return "enum", (frozenset(v.name for v in values), frozenset(v.number for v in values))
     if kind in (_T.TYPE_FLOAT, _T.TYPE_DOUBLE):
         return "float", None
-    bounds = _INT_RANGES.get(kind)
+    bounds = INT_RANGES.get(kind)
     if bounds is None:
         return "no", None  # bytes, groups
     return "int", bounds
@@ -126,7 +126,7 @@ def _value(check: str, argument: Any, value: object, depth: int) -> bool:
         return parses(argument, value, depth + 1)
     if check == "float":
         if type(value) is float:
-            return math.isfinite(value) and abs(value) <= _FLOAT_MAX
+            return math.isfinite(value) and abs(value) <= FLOAT_MAX
         return type(value) is int and abs(value) <= 2**53
     if check == "int":
         if type(value) is str:

@@ -31,10 +31,10 @@ from typing import Any
 from google.api import field_behavior_pb2  # type: ignore[import-untyped]
 from google.protobuf.descriptor import FieldDescriptor
 
+from grounding_protos._json_check import FLOAT_MAX, INT_RANGES
 from grounding_protos._pool import is_repeated
 
 _MAX_DEPTH = 60  # deeper inputs are left to the exact checks
-_FLOAT_MAX = 3.4028234663852886e38
 _T = FieldDescriptor
 _NUMBERS = (float, int)
 
@@ -177,18 +177,6 @@ _LEAVES = frozenset({str, int, float, bool, type(None), bytes})
 
 # How to check one JSON value against its field.
 _STR, _BOOL, _MESSAGE, _ENUM, _FLOAT, _INT, _TIMESTAMP, _STRUCT, _NO = range(9)
-_INT_RANGES = {
-    _T.TYPE_INT32: (-(2**31), 2**31 - 1),
-    _T.TYPE_SINT32: (-(2**31), 2**31 - 1),
-    _T.TYPE_SFIXED32: (-(2**31), 2**31 - 1),
-    _T.TYPE_UINT32: (0, 2**32 - 1),
-    _T.TYPE_FIXED32: (0, 2**32 - 1),
-    _T.TYPE_INT64: (-(2**63), 2**63 - 1),
-    _T.TYPE_SINT64: (-(2**63), 2**63 - 1),
-    _T.TYPE_SFIXED64: (-(2**63), 2**63 - 1),
-    _T.TYPE_UINT64: (0, 2**64 - 1),
-    _T.TYPE_FIXED64: (0, 2**64 - 1),
-}
 
 # A key's plan: (fast case, the field's other spelling or None, oneof index or -1,
 # repeated, check, argument, score kind of the key). The fast cases are the common
@@ -274,7 +262,7 @@ def _check(field: FieldDescriptor) -> tuple[int, Any]:
         return _ENUM, (frozenset(v.name for v in values), frozenset(v.number for v in values))
     if kind in _FLOATS:
         return _FLOAT, None
-    bounds = _INT_RANGES.get(kind)
+    bounds = INT_RANGES.get(kind)
     if bounds is None:
         return _NO, None  # bytes, groups
     return _INT, bounds
@@ -301,6 +289,16 @@ def _score_ok(value: object) -> bool:
 
 def _scores_ok(value: object) -> bool:
     return type(value) is list and all(_score_ok(v) for v in value)
+
+
+def _key_scores_ok(score: int, value: object) -> bool:
+    """The value of a key of score kind ``score`` (1 or 2) holds only scores in [0, 1]."""
+    if score == 2 and type(value) is list:
+        for v in value:  # floats first; NaN fails the comparison too
+            if (type(v) is not float or not 0.0 <= v <= 1.0) and not _score_ok(v):
+                return False
+        return True
+    return _score_ok(value) if score == 1 else _scores_ok(value)
 
 
 def json_clean(
@@ -349,11 +347,7 @@ def _walk(node: object, depth: int, targets: dict[int, Any]) -> int:
                 bad |= _walk(value, depth + 1, targets)
                 if bad & SCORES:
                     return bad
-        elif score == 2 and type(value) is list:
-            for v in value:  # NaN fails the comparison too
-                if (type(v) is not float or not 0.0 <= v <= 1.0) and not _score_ok(v):
-                    return bad | SCORES
-        elif not (_score_ok(value) if score == 1 else _scores_ok(value)):
+        elif not _key_scores_ok(score, value):
             return bad | SCORES
     return bad
 
@@ -379,12 +373,7 @@ def _typed(
                     bad |= _walk(value, depth + 1, targets)
                     if bad == _BOTH:
                         return bad
-            elif score == 2 and type(value) is list:
-                for v in value:  # NaN fails the comparison too
-                    if (type(v) is not float or not 0.0 <= v <= 1.0) and not _score_ok(v):
-                        bad |= SCORES
-                        break
-            elif not (_score_ok(value) if score == 1 else _scores_ok(value)):
+            elif not _key_scores_ok(score, value):
                 bad |= SCORES
             continue
         fast, other, oneof, _, _, argument, _ = plan
@@ -497,7 +486,7 @@ def _value_ok(check: int, argument: Any, value: object) -> bool:
         return kind is str
     if check == _FLOAT:
         if kind is float:
-            return math.isfinite(value) and abs(value) <= _FLOAT_MAX  # type: ignore[arg-type]
+            return math.isfinite(value) and abs(value) <= FLOAT_MAX  # type: ignore[arg-type]
         return kind is int and abs(value) <= 2**53  # type: ignore[arg-type]
     if check == _INT:
         if kind is str:

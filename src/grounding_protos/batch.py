@@ -17,31 +17,63 @@ double quotes at column 2", "input": "{"}
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 from grounding_protos._cli_commands import Options, error_record
 from grounding_protos._cli_commands import process_line as _process_line
 from grounding_protos._exceptions import ArgumentValueError
 
-__all__ = ["Command", "ErrorMode", "process_line", "process_lines"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["Command", "ErrorMode", "LineOptions", "process_line", "process_lines"]
 
 Command = Literal["render", "validate", "inspect", "convert"]
 ErrorMode = Literal["inline", "skip", "only"]
 _COMMANDS = ("render", "validate", "inspect", "convert")
 
 
+class LineOptions(TypedDict, total=False):
+    """The command's options, by keyword (see :func:`process_lines`)."""
+
+    type_name: str | None
+    source: str
+    target: str
+    text: str | None
+    candidate: int
+    style: str
+    snap: str | None
+    clamp: bool
+    title: str | None
+    proto_names: bool
+    spans: str
+    unit: str | None
+    footnotes: bool
+    raw_text: bool
+    resolve_urls: bool
+    cache: str | None
+
+
+def _settings(caller: str, command: str, options: LineOptions) -> Options:
+    unknown = sorted(set(options) - set(LineOptions.__annotations__))
+    if unknown:  # as a signature with these keywords would say
+        raise TypeError(f"{caller}() got an unexpected keyword argument {unknown[0]!r}")
+    return _options(command, **options)
+
+
 def _options(
     command: str,
-    type_name: str | None,
-    source: str,
-    target: str,
-    text: str | None,
-    candidate: int,
-    style: str,
-    snap: str | None,
-    clamp: bool,
-    title: str | None,
-    proto_names: bool,
+    *,
+    type_name: str | None = None,
+    source: str = "json",
+    target: str = "jsonl",
+    text: str | None = None,
+    candidate: int = 0,
+    style: str = "markdown",
+    snap: str | None = None,
+    clamp: bool = False,
+    title: str | None = None,
+    proto_names: bool = False,
     spans: str = "repair",
     unit: str | None = None,
     footnotes: bool = False,
@@ -119,22 +151,7 @@ def process_lines(
     command: Command,
     *,
     errors: ErrorMode = "inline",
-    type_name: str | None = None,
-    source: str = "json",
-    target: str = "jsonl",
-    text: str | None = None,
-    candidate: int = 0,
-    style: str = "markdown",
-    snap: str | None = None,
-    clamp: bool = False,
-    title: str | None = None,
-    proto_names: bool = False,
-    spans: str = "repair",
-    unit: str | None = None,
-    footnotes: bool = False,
-    raw_text: bool = False,
-    resolve_urls: bool = False,
-    cache: str | None = None,
+    **options: Unpack[LineOptions],
 ) -> Iterator[str]:
     """The output lines (without line ends) of ``command`` on the lines of one JSONL input.
 
@@ -158,15 +175,12 @@ def process_lines(
     """
     if errors not in ("inline", "skip", "only"):
         raise ArgumentValueError(f"errors must be 'inline', 'skip' or 'only', not {errors!r}")
-    options = _options(
-        command, type_name, source, target, text, candidate, style, snap, clamp, title,
-        proto_names, spans, unit, footnotes, raw_text, resolve_urls, cache,
-    )  # fmt: skip
+    settings = _settings("process_lines", command, options)
     for number, line in enumerate(lines, 1):
         raw = _raw(line)
         if not raw.strip():
             continue
-        result = _process_line(options, number, raw)
+        result = _process_line(settings, number, raw)
         if result.error is not None:
             if errors != "skip":
                 yield error_record(result)
@@ -180,22 +194,7 @@ def process_line(
     command: Command,
     *,
     number: int = 1,
-    type_name: str | None = None,
-    source: str = "json",
-    target: str = "jsonl",
-    text: str | None = None,
-    candidate: int = 0,
-    style: str = "markdown",
-    snap: str | None = None,
-    clamp: bool = False,
-    title: str | None = None,
-    proto_names: bool = False,
-    spans: str = "repair",
-    unit: str | None = None,
-    footnotes: bool = False,
-    raw_text: bool = False,
-    resolve_urls: bool = False,
-    cache: str | None = None,
+    **options: Unpack[LineOptions],
 ) -> str:
     """The output line of ``command`` on one line (line ``number`` of its input), or,
     when it fails, its error record; options as for :func:`process_lines`.
@@ -203,11 +202,7 @@ def process_line(
     >>> process_line('{"answerText": "Hi", "citations": [{"endIndex": "2"}]}', "validate", number=7)
     '{"line": 7, "ok": true, "problems": []}'
     """
-    options = _options(
-        command, type_name, source, target, text, candidate, style, snap, clamp, title,
-        proto_names, spans, unit, footnotes, raw_text, resolve_urls, cache,
-    )  # fmt: skip
-    result = _process_line(options, number, _raw(line))
+    result = _process_line(_settings("process_line", command, options), number, _raw(line))
     if result.error is not None:
         return error_record(result)
     assert result.output is not None
