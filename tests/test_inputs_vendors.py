@@ -230,3 +230,51 @@ def test_cli_unit_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     anthropic.write_text(json.dumps(v.anthropic_message()), encoding="utf-8")
     assert main(["render", "--unit", "char", str(anthropic)]) == 2
     assert "does not apply to anthropic_message" in capsys.readouterr().err
+
+
+# --- Sources cited again ----------------------------------------------------------------
+
+
+def _cohere_sources(r: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    return [c["sources"] for c in r["message"]["citations"][:2]]
+
+
+def _anthropic_sources(r: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    return [r["content"][2]["citations"], r["content"][4]["citations"]]
+
+
+def _bedrock_sources(r: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    return [c["retrievedReferences"] for c in r["citations"]]
+
+
+@pytest.mark.parametrize(
+    ("make", "sources", "field"),
+    [
+        (v.cohere_chat, _cohere_sources, ("document", "title")),
+        (v.anthropic_message, _anthropic_sources, ("document_title",)),
+        (v.bedrock_response, _bedrock_sources, ("content", "text")),
+    ],
+    ids=["cohere", "anthropic", "bedrock"],
+)
+def test_a_source_cited_again_is_one_source_and_a_changed_one_is_another(
+    make: Any, sources: Any, field: tuple[str, ...]
+) -> None:
+    """The same source in two citations (separate JSON objects) is one source; a copy that
+    differs in one field is a source of its own, with that field."""
+    response = make()
+    first, second = sources(response)
+    original = read(make())
+    again = json.loads(json.dumps(first[0]))
+    changed = json.loads(json.dumps(first[0]))
+    target = changed
+    for key in field[:-1]:
+        target = target[key]
+    target[field[-1]] = "Ein anderer Titel"
+    second.extend([again, changed])
+    grounded = read(response)
+    cited = grounded.citations[-1].sources
+    assert cited[:-2] == original.citations[-1].sources
+    assert cited[-2] is grounded.citations[0].sources[0]  # one source, one number
+    assert cited[-1] != cited[-2]
+    assert len(grounded.sources) == len(original.sources) + 1
+    assert "Ein anderer Titel" in (cited[-1].title, cited[-1].text)

@@ -22,7 +22,9 @@ document of the request (``document_index``, ``document_title``; their
 
 from __future__ import annotations
 
-from grounding_protos._access import get, items, text_or_none
+from typing import Any
+
+from grounding_protos._access import fields, get, items, text_or_none
 from grounding_protos._inputs_common import SourceTable, is_list, string
 from grounding_protos._model import Source
 from grounding_protos._raw import RawAnswer, RawSpan
@@ -50,7 +52,7 @@ def read_message(obj: object, candidate: int) -> RawAnswer:
             span = RawSpan(path, at, at + len(text), "citation", segment_text=text)
             for j, citation in enumerate(citations):
                 cited = f"{path}.citations[{j}]"
-                span.refs.append(table.ref(_source(citation), cited))
+                span.refs.append(table.ref_of(_values(citation), _source, cited))
             raw.spans.append(span)
         texts.append(text)
         at += len(text)
@@ -59,40 +61,40 @@ def read_message(obj: object, candidate: int) -> RawAnswer:
     return raw
 
 
-def _source(citation: object) -> Source:
+def _values(citation: object) -> tuple[Any, ...]:
+    """What a citation's :class:`Source` is made of (hashable), by its location kind."""
     kind = string(citation, "type")
     cited = text_or_none(get(citation, "cited_text"))
     if kind == "web_search_result_location":
-        return Source(
-            uri=text_or_none(get(citation, "url")),
-            title=text_or_none(get(citation, "title")),
-            kind="web",
-            text=cited,
-        )
+        url, title = fields(citation, "url", "title")
+        return ("web", text_or_none(url), text_or_none(title), cited)
     if kind == "search_result_location":
-        return Source(
-            uri=text_or_none(get(citation, "source")),
-            title=text_or_none(get(citation, "title")),
-            kind="document",
-            text=cited,
-            custom_metadata=_numbers(citation, "search_result_index", "start_block_index",
-                                     "end_block_index"),
-        )  # fmt: skip
+        source, title = fields(citation, "source", "title")
+        numbers = _numbers(citation, "search_result_index", "start_block_index",
+                           "end_block_index")  # fmt: skip
+        return ("search", text_or_none(source), text_or_none(title), cited, numbers)
     page = None
     if kind == "page_location":
         first, end = get(citation, "start_page_number"), get(citation, "end_page_number")
         if isinstance(first, int) and isinstance(end, int):  # end is exclusive
             page = str(first) if end <= first + 1 else f"{first}-{end - 1}"
-    file_id = text_or_none(get(citation, "file_id"))
+    numbers = _numbers(citation, "document_index", "start_char_index", "end_char_index",
+                       "start_block_index", "end_block_index")  # fmt: skip
+    title = text_or_none(get(citation, "document_title"))
+    return ("document", title, text_or_none(get(citation, "file_id")), page, cited, numbers)
+
+
+def _source(values: tuple[Any, ...]) -> Source:
+    if values[0] == "web":
+        _, uri, title, cited = values
+        return Source(uri=uri, title=title, kind="web", text=cited)
+    if values[0] == "search":
+        _, uri, title, cited, numbers = values
+        return Source(uri=uri, title=title, kind="document", text=cited, custom_metadata=numbers)
+    _, title, file_id, page, cited, numbers = values
     return Source(
-        title=text_or_none(get(citation, "document_title")),
-        id=file_id,
-        document=file_id,
-        kind="document",
-        page=page,
-        text=cited,
-        custom_metadata=_numbers(citation, "document_index", "start_char_index",
-                                 "end_char_index", "start_block_index", "end_block_index"),
+        title=title, id=file_id, document=file_id, kind="document", page=page, text=cited,
+        custom_metadata=numbers,
     )  # fmt: skip
 
 

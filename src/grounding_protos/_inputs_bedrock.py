@@ -21,6 +21,8 @@ the check: a span whose offsets disagree with it is re-anchored on it.
 
 from __future__ import annotations
 
+from typing import Any
+
 from grounding_protos._access import get, items, text_or_none
 from grounding_protos._inputs_common import (
     SourceTable,
@@ -74,24 +76,32 @@ def read_retrieve_and_generate(obj: object, candidate: int) -> RawAnswer:
             names=("start", "end", "part_index"),
         )
         for j, reference in enumerate(items(citation, "retrieved_references")):
-            span.refs.append(table.ref(_source(reference), f"{path}.retrievedReferences[{j}]"))
+            where = f"{path}.retrievedReferences[{j}]"
+            span.refs.append(table.ref_of(_values(reference), _source, where))
         raw.spans.append(span)
     raw.finish_reason = string(obj, "guardrail_action")
     return raw
 
 
-def _source(reference: object) -> Source:
+def _values(reference: object) -> tuple[Any, ...]:
+    """What a retrieved reference's :class:`Source` is made of (hashable)."""
     location = get(reference, "location")
     kind = string(location, "type") or ""
     field, key = _LOCATIONS.get(kind, ("", ""))
     address = text_or_none(get(get(location, field), key)) if field else None
     metadata = metadata_pairs(get(reference, "metadata"))
+    text = text_or_none(get(get(reference, "content"), "text"))
+    return (kind, address, metadata, text)
+
+
+def _source(values: tuple[Any, ...]) -> Source:
+    kind, address, metadata, text = values
     title = next((v for k, v in metadata if k.lower() in ("title", "x-amz-bedrock-kb-title")),
                  None)  # fmt: skip
     return Source(
         uri=address if kind != "SQL" else None,
         title=title,
         kind="web" if kind == "WEB" else "document",
-        text=text_or_none(get(get(reference, "content"), "text")),
+        text=text,
         custom_metadata=metadata + ((("sql", address),) if kind == "SQL" and address else ()),
     )

@@ -20,7 +20,9 @@ thinking, not the answer text, and are not read. Sources are ``document`` (its
 
 from __future__ import annotations
 
-from grounding_protos._access import get, items, text_or_none
+from typing import Any
+
+from grounding_protos._access import fields, get, items, text_or_none
 from grounding_protos._inputs_common import (
     SourceTable,
     is_list,
@@ -72,24 +74,25 @@ def read_chat(obj: object, candidate: int) -> RawAnswer:
             segment_text=get(citation, "text"), names=("start", "end", "content_index"),
         )  # fmt: skip
         for j, source in enumerate(items(citation, "sources")):
-            span.refs.append(table.ref(_source(source), f"{path}.sources[{j}]"))
+            span.refs.append(table.ref_of(_values(source), _source, f"{path}.sources[{j}]"))
         raw.spans.append(span)
     raw.finish_reason = string(obj, "finish_reason")
     return raw
 
 
-def _source(source: object) -> Source:
+def _values(source: object) -> tuple[Any, ...]:
+    """What a citation source's :class:`Source` is made of (hashable)."""
     ident = text_or_none(get(source, "id"))
     if string(source, "type") == "tool":
-        output = get(source, "tool_output")
-        return Source(id=ident, kind="other", custom_metadata=metadata_pairs(output))
+        return ("tool", ident, metadata_pairs(get(source, "tool_output")))
     document = get(source, "document")
-    text = text_or_none(get(document, "snippet")) or text_or_none(get(document, "text"))
-    return Source(
-        uri=text_or_none(get(document, "url")),
-        title=text_or_none(get(document, "title")),
-        id=ident,
-        document=text_or_none(get(document, "id")),
-        kind="document",
-        text=text,
-    )
+    uri, title, name, snippet, text = fields(document, "url", "title", "id", "snippet", "text")
+    text = text_or_none(snippet) or text_or_none(text)
+    return ("document", ident, text_or_none(uri), text_or_none(title), text_or_none(name), text)
+
+
+def _source(values: tuple[Any, ...]) -> Source:
+    if values[0] == "tool":
+        return Source(id=values[1], kind="other", custom_metadata=values[2])
+    _, ident, uri, title, name, text = values
+    return Source(uri=uri, title=title, id=ident, document=name, kind="document", text=text)

@@ -9,7 +9,7 @@ is (a record with fields, a list, a string) across dicts, messages and SDK objec
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from google.protobuf.message import Message
@@ -124,7 +124,16 @@ class SourceTable:
     def __init__(self, raw: RawAnswer) -> None:
         self.raw = raw
         self.seen: dict[Source, int] = {}
+        self.built: dict[Hashable, int] = {}  # the values a source was built from
         raw.source_kind = "chunks"
+
+    def ref_of(self, values: Hashable, build: Callable[[Any], Source], path: str) -> int:
+        """A reference to ``build(values)``, built only the first time these values are
+        seen (a source cited again costs a lookup; ``values`` must decide the source)."""
+        index = self.built.get(values)
+        if index is None:
+            index = self.built[values] = self.ref(build(values), path)
+        return index
 
     def ref(self, source: Source, path: str) -> int:
         """A reference to ``source``: its index in ``raw.sources`` (added on first
