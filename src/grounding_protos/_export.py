@@ -230,16 +230,19 @@ def to_langchain_blocks(
     annotations: list[dict[str, Any]] = []
     # What a source contributes to a record, once per source (sources recur across spans).
     described: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
-    nothing: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
     for c, (start, end) in zip(grounded.citations, spans, strict=True):
+        span: dict[str, Any] = {"start_index": start, "end_index": end}  # once per span
+        if c.text is not None:
+            span["cited_text"] = c.text
         if not c.sources:
-            annotations.append(_lc_citation(c, nothing, None, start, end))
+            annotations.append(_lc_record({}, span, {}, None, c.score))
+        scores = c.source_scores
         for j, source in enumerate(c.sources):
             parts = described.get(id(source))
             if parts is None:
                 parts = described[id(source)] = _lc_source(source)
-            score = c.source_scores[j] if j < len(c.source_scores) else None
-            annotations.append(_lc_citation(c, parts, score, start, end))
+            score = scores[j] if j < len(scores) else None
+            annotations.append(_lc_record(parts[0], span, parts[1], score, c.score))
     return [{"type": "text", "text": grounded.text, "annotations": annotations}]
 
 
@@ -252,24 +255,23 @@ def _lc_source(source: Source) -> tuple[dict[str, Any], dict[str, Any]]:
     return head, _extras(source)
 
 
-def _lc_citation(
-    c: Citation,
-    source: tuple[dict[str, Any], dict[str, Any]],
+def _lc_record(
+    head: dict[str, Any],
+    span: dict[str, Any],
+    source_extras: dict[str, Any],
     confidence: float | None,
-    start: int,
-    end: int,
+    grounding: float | None,
 ) -> dict[str, Any]:
-    head, source_extras = source
-    record: dict[str, Any] = {"type": "citation", **head, "start_index": start, "end_index": end}
-    if c.text is not None:
-        record["cited_text"] = c.text
-    extras = {**source_extras}  # each record owns its dicts: no aliasing between records
+    """One citation block: the source's head, the span, then the extras; each record
+    owns its dicts (no aliasing between records)."""
+    record: dict[str, Any] = {"type": "citation", **head, **span}
+    extras = {**source_extras}
     if "custom_metadata" in extras:
         extras["custom_metadata"] = dict(extras["custom_metadata"])
     if confidence is not None:
         extras["confidence_score"] = confidence
-    if c.score is not None:
-        extras["grounding_score"] = c.score
+    if grounding is not None:
+        extras["grounding_score"] = grounding
     if extras:
         record["extras"] = extras
     return record
