@@ -101,17 +101,14 @@ class _Resolver:
         """An int from an int, an integral float, or a decimal string (JSON int64)."""
         if value is None:
             return default
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
+        number = _as_int(value)
+        if number is not None:
+            return number
         if isinstance(value, str) and _INTEGER.fullmatch(value):
-            try:
-                return int(value)
-            except ValueError:  # more digits than int() takes (sys.get_int_max_str_digits())
-                self.report("not-an-integer", f"integer of {len(value)} digits is too long", path)
-                return None
-        self.report("not-an-integer", f"expected an integer, got {shown(value)}", path)
+            # more digits than int() takes (sys.get_int_max_str_digits())
+            self.report("not-an-integer", f"integer of {len(value)} digits is too long", path)
+        else:
+            self.report("not-an-integer", f"expected an integer, got {shown(value)}", path)
         return None
 
     @staticmethod
@@ -533,12 +530,12 @@ def _bulk_place(raw: RawAnswer, index: TextIndex, snap: SpanSnap | None, clamp: 
     picked: list[int] = []
     offsets: list[int] = []
     for position, span in enumerate(raw.spans):
-        start = span.start
+        start = span.start  # read as span() reads it: absent is 0
         if type(start) is not int:
-            start = _plain_int(start)
+            start = 0 if start is None else _as_int(start)
         end = span.end
         if type(end) is not int:
-            end = _plain_int(end)
+            end = 0 if end is None else _as_int(end)
         part = span.part
         if (
             type(start) is int
@@ -564,14 +561,21 @@ def _bulk_place(raw: RawAnswer, index: TextIndex, snap: SpanSnap | None, clamp: 
     return hints
 
 
-def _plain_int(value: object) -> object:
-    """An offset as ``span`` reads it when that is easy: ints, absent (0), and the
-    decimal strings of JSON int64 (Discovery Engine's ``"startIndex": "12"``)."""
-    if value is None:
-        return 0
-    if type(value) is str and value.isascii() and value.isdigit() and len(value) < 19:
+def _as_int(value: object) -> int | None:
+    """An int from an int, an integral float, or a decimal string (JSON int64, as in
+    Discovery Engine's ``"startIndex": "12"``); ``None`` for anything else."""
+    if isinstance(value, str):
+        if value.isdigit() and value.isascii() and len(value) < 19:  # the common case
+            return int(value)
+        try:
+            return int(value) if _INTEGER.fullmatch(value) else None
+        except ValueError:  # more digits than int() takes
+            return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
         return int(value)
-    return value
+    return None
 
 
 def _raise(problem: Problem) -> NoReturn:
