@@ -30,7 +30,7 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from grounding_protos._codec_support import float32
+from grounding_protos._codec.runtime import float32
 from grounding_protos.discoveryengine_v1 import Answer
 
 

@@ -34,8 +34,9 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-from grounding_protos import _pool, codec, message_class, message_types
-from grounding_protos._pool import is_repeated
+from grounding_protos import codec, message_class, message_types
+from grounding_protos._proto import pool as _pool
+from grounding_protos._proto.pool import is_repeated
 from grounding_protos.discoveryengine_v1 import Answer
 from grounding_protos.well_known import timestamp
 

@@ -28,8 +28,8 @@ from collections.abc import Callable
 from _corpus import SENTENCES  # benchmarks/ is the script directory
 from _timing import best  # benchmarks/ is the script directory
 
-from grounding_protos._model import Citation, Source
-from grounding_protos._render import render
+from grounding_protos._core.model import Citation, Source
+from grounding_protos._render.markers import render
 from grounding_protos.offsets import TextIndex
 
 TEXT_BYTES = 1_000_000

@@ -23,9 +23,9 @@ from collections.abc import Callable
 
 import _timing  # benchmarks/ is the script directory
 
-from grounding_protos._markdown_html import plain_html
-from grounding_protos._model import Citation, Source
-from grounding_protos._render import render
+from grounding_protos._core.model import Citation, Source
+from grounding_protos._render.markdown_html import plain_html
+from grounding_protos._render.markers import render
 from grounding_protos.offsets import TextIndex
 
 TEXT_BYTES = 1_000_000

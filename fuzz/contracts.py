@@ -22,7 +22,7 @@ from grounding_protos import (
     message_types,
     validate,
 )
-from grounding_protos._resolve import FATAL
+from grounding_protos._core.resolve import FATAL
 from grounding_protos.citations import Grounded, read, render, source_list
 from grounding_protos.offsets import TextIndex
 

@@ -13,8 +13,9 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor, OneofDescrip
 from google.protobuf.message import Message
 from hypothesis import strategies as st
 
-from grounding_protos import _pool, message_class, message_types
-from grounding_protos._pool import is_repeated
+from grounding_protos import message_class, message_types
+from grounding_protos._proto import pool as _pool
+from grounding_protos._proto.pool import is_repeated
 from tests.descriptors import descriptor_of, enum_type_of, message_type_of
 
 F = FieldDescriptor

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from grounding_protos import _redirects
+from grounding_protos._net import redirects as _redirects
 from grounding_protos.cli import main
 from tests.redirect_server import PAGE, PREFIX, Stats, serve
 
@@ -226,7 +226,7 @@ def test_a_batch_on_a_terminal_shows_its_progress_bar(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from grounding_protos import _cli_batch
+    from grounding_protos._cli import batch as _cli_batch
 
     base, stats = server
     monkeypatch.setattr(_cli_batch, "stderr_is_terminal", lambda: True)

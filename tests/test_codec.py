@@ -29,13 +29,13 @@ from grounding_protos import (
     ArgumentValueError,
     GroundingProtosError,
     JSONParseError,
-    _codec,
-    _codec_plan,
-    _codec_support,
     codec,
     message_class,
 )
-from grounding_protos._pool import is_repeated
+from grounding_protos._codec import codec as _codec
+from grounding_protos._codec import plan as _codec_plan
+from grounding_protos._codec import runtime as _codec_support
+from grounding_protos._proto.pool import is_repeated
 from grounding_protos.dialogflow_v2beta1 import GroundingMetadata, GroundingSupport, Segment
 from grounding_protos.discoveryengine_v1 import Answer, HarmCategory, SafetyRating
 from grounding_protos.discoveryengine_v1beta import FactChunk, GroundingFact
@@ -651,7 +651,8 @@ def test_mutated_json_accepted_or_rejected_as_json_format(
 def _dependency_types() -> list[str]:
     """Planned pool types outside the package's schemas: proto2 presence, bytes, uint64,
     int64 and double fields, required fields, recursion (google/api, descriptor.proto)."""
-    from grounding_protos import _pool, message_types
+    from grounding_protos import message_types
+    from grounding_protos._proto import pool as _pool
 
     own = set(message_types())
     names: list[str] = []
@@ -681,7 +682,7 @@ def test_dependency_types_are_planned() -> None:
 
 @st.composite
 def _dependency_message(draw: st.DrawFn) -> Message:
-    from grounding_protos import _pool
+    from grounding_protos._proto import pool as _pool
 
     name = draw(st.sampled_from(DEPENDENCY_TYPES))
     return draw(messages(_pool.POOL.FindMessageTypeByName(name)))

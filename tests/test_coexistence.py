@@ -20,8 +20,8 @@ from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescript
 from google.protobuf.message import Message
 
 import grounding_protos
-from grounding_protos import _pool
-from grounding_protos._pool import is_repeated
+from grounding_protos._proto import pool as _pool
+from grounding_protos._proto.pool import is_repeated
 from tests.descriptors import descriptor_of, message_type_of
 
 # The official types modules that register our messages' full names in the default pool.

@@ -25,7 +25,9 @@ from google.protobuf.message import Message
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grounding_protos import _codec, _codec_support, codec, message_class, message_types, validate
+from grounding_protos import codec, message_class, message_types, validate
+from grounding_protos._codec import codec as _codec
+from grounding_protos._codec import runtime as _codec_support
 from grounding_protos.citations import Citation, Grounded, Source, extract, read
 from grounding_protos.discoveryengine_v1 import Answer
 from grounding_protos.offsets import TextIndex

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grounding_protos import CitationError, GroundingProtosError
+from grounding_protos._core.model import Problem, Source
 from grounding_protos._exceptions import ArgumentValueError
-from grounding_protos._model import Problem, Source
 from grounding_protos.citations import Citation, Grounded, read
 from grounding_protos.convert import to_langchain_blocks, to_openai_annotations
 from grounding_protos.offsets import OffsetError, Unit

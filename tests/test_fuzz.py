@@ -56,8 +56,8 @@ from grounding_protos import (
     offsets,
     validate,
 )
-from grounding_protos._markdown_html import plain_html
-from grounding_protos._resolve import FATAL
+from grounding_protos._core.resolve import FATAL
+from grounding_protos._render.markdown_html import plain_html
 from grounding_protos.citations import Grounded, read, render, source_list
 from grounding_protos.cli import main
 from grounding_protos.discoveryengine_v1 import Answer

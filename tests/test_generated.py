@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import grounding_protos
-from grounding_protos import _pool, message_class, message_types
+from grounding_protos import message_class, message_types
+from grounding_protos._proto import pool as _pool
 from tests.descriptors import descriptor_of
 from tests.strategies import any_message, messages
 

@@ -270,7 +270,7 @@ class Answer(HTMLParser):
 
 
 def test_markdown_answer_in_a_browser(browser: str, tmp_path: Path) -> None:
-    from grounding_protos._markdown_html import plain_html
+    from grounding_protos._render.markdown_html import plain_html
     from tests.markdown_cases import ANSWER, EXPECTED_BEFORE_MARKERS, gemini_document
 
     page = write_page(tmp_path, "markdown", gemini_document(), "--title", "Pizza")

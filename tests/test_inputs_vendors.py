@@ -205,7 +205,7 @@ def test_cli_render_validate_inspect_html(
     assert main(["render", "--style", "html", str(path)]) == 0
     html = capsys.readouterr().out
     assert "<html" in html.lower() and "東京" in html
-    from grounding_protos._cli_commands import _SHAPE_WORDS
+    from grounding_protos._cli.commands import _SHAPE_WORDS
 
     assert summary["input"] == _SHAPE_WORDS[grounded.shape]
 

@@ -9,7 +9,7 @@ from google.protobuf import json_format
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grounding_protos._json_check import parses
+from grounding_protos._citations.json_check import parses
 from grounding_protos.dialogflow_v2beta1 import GroundingMetadata
 from grounding_protos.discoveryengine_v1 import Answer
 from grounding_protos.generativelanguage_v1beta3 import CitationMetadata

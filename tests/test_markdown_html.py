@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("markdown_it")
 
-from grounding_protos._markdown_html import plain_html, render_markdown
+from grounding_protos._render.markdown_html import plain_html, render_markdown
 from grounding_protos.citations import Citation, Source, number_sources, render
 from tests.markdown_cases import (
     ANSWER,
@@ -195,7 +195,7 @@ def test_raw_text_option() -> None:
 
 
 def test_missing_markdown_it_falls_back_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    import grounding_protos._markdown_html as view
+    import grounding_protos._render.markdown_html as view
 
     monkeypatch.setattr(view, "available", lambda: False)
     monkeypatch.setattr(view, "_warned_missing", False)
@@ -369,7 +369,7 @@ def test_cli_view_options_need_their_style(
 def test_cli_without_markdown_it_says_so_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import grounding_protos._markdown_html as view
+    import grounding_protos._render.markdown_html as view
     from tests.markdown_cases import gemini_document
 
     monkeypatch.setattr(view, "available", lambda: False)

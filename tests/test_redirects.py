@@ -28,8 +28,8 @@ from grounding_protos import (
     ArgumentTypeError,
     ArgumentValueError,
     MissingDependencyError,
-    _redirects,
 )
+from grounding_protos._net import redirects as _redirects
 from grounding_protos.citations import (
     Citation,
     Grounded,

@@ -22,14 +22,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from grounding_protos._core.model import Citation, Source
 from grounding_protos._exceptions import (
     ArgumentTypeError,
     ArgumentValueError,
     GroundingProtosError,
     OffsetError,
 )
-from grounding_protos._model import Citation, Source
-from grounding_protos._render import number_sources, render, source_list
+from grounding_protos._render.markers import number_sources, render, source_list
 
 # --- Strategies and oracles -------------------------------------------------------------
 
@@ -517,7 +517,7 @@ def test_markdown_renders_as_intended() -> None:
 
 def test_render_imports_no_protobuf() -> None:
     code = (
-        "import sys, grounding_protos._render; "
+        "import sys, grounding_protos._render.markers; "
         "bad = [m for m in sys.modules if m.startswith(('google', 'grpc'))]; "
         "assert not bad, bad"
     )

@@ -593,7 +593,7 @@ JSON_VALUES = st.recursive(
     st.data(),
 )  # fmt: skip
 def test_sse_framing_whatever_the_line_ends(values: list[Json], data: st.DataObject) -> None:
-    from grounding_protos._stream_parse import Chunk, recorded_chunks
+    from grounding_protos._streams.parse import Chunk, recorded_chunks
 
     # LF and CRLF mixed freely, or CR alone (a CR followed by an LF is one CRLF).
     ends = st.sampled_from(data.draw(st.sampled_from([["\n", "\r\n"], ["\r"]])))
@@ -734,7 +734,7 @@ def run_cli(
 ) -> tuple[int, str, str]:  # fmt: skip
     if stdin is not None:
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
-    monkeypatch.setattr("grounding_protos._cli_stream._isatty", lambda stream: tty)
+    monkeypatch.setattr("grounding_protos._cli.load._isatty", lambda stream: tty)
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err

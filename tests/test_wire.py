@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grounding_protos import ArgumentTypeError, GroundingProtosError, WireFormatError, from_bytes
-from grounding_protos._wire import diagnose
+from grounding_protos._proto.wire import diagnose
 from grounding_protos.discoveryengine_v1 import Answer
 from grounding_protos.generativelanguage_v1beta3 import CitationMetadata
 from tests.descriptors import descriptor_of

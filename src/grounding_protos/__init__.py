@@ -38,11 +38,11 @@ from grounding_protos._exceptions import (
 )
 
 if TYPE_CHECKING:
-    from grounding_protos._model import Problem
-    from grounding_protos._protobuf_errors import JSONParseError, WireFormatError
-    from grounding_protos._registry import message_class, message_types
-    from grounding_protos._validate import validate
-    from grounding_protos._wire import from_bytes
+    from grounding_protos._citations.validate import validate
+    from grounding_protos._core.model import Problem
+    from grounding_protos._proto.errors import JSONParseError, WireFormatError
+    from grounding_protos._proto.registry import message_class, message_types
+    from grounding_protos._proto.wire import from_bytes
 
 __all__ = [
     "AmbiguousTypeError",
@@ -69,13 +69,13 @@ __all__ = [
 
 # Names that need protobuf, imported on first access (PEP 562).
 _LAZY = {
-    "JSONParseError": "grounding_protos._protobuf_errors",
-    "WireFormatError": "grounding_protos._protobuf_errors",
-    "from_bytes": "grounding_protos._wire",
-    "message_class": "grounding_protos._registry",
-    "message_types": "grounding_protos._registry",
-    "Problem": "grounding_protos._model",
-    "validate": "grounding_protos._validate",
+    "JSONParseError": "grounding_protos._proto.errors",
+    "WireFormatError": "grounding_protos._proto.errors",
+    "from_bytes": "grounding_protos._proto.wire",
+    "message_class": "grounding_protos._proto.registry",
+    "message_types": "grounding_protos._proto.registry",
+    "Problem": "grounding_protos._core.model",
+    "validate": "grounding_protos._citations.validate",
 }
 
 

@@ -14,9 +14,9 @@ See ``docs/citations.md`` (and ``docs/redirects.md`` for ``resolve_urls``); stre
 responses: ``read_stream``, ``aread_stream`` and ``StreamReader`` (``docs/streams.md``).
 """
 
-from grounding_protos._extract import extract, read
-from grounding_protos._links import aresolve_urls, resolve_urls
-from grounding_protos._model import (
+from grounding_protos._citations.links import aresolve_urls, resolve_urls
+from grounding_protos._citations.read import extract, read
+from grounding_protos._core.model import (
     Citation,
     CitationKind,
     Grounded,
@@ -28,8 +28,8 @@ from grounding_protos._model import (
     UrlStatus,
     cited_characters,
 )
-from grounding_protos._raw import SHAPES, InputShape
-from grounding_protos._render import (
+from grounding_protos._core.raw import SHAPES, InputShape
+from grounding_protos._render.markers import (
     ListStyle,
     MarkerStyle,
     RenderStyle,
@@ -38,7 +38,7 @@ from grounding_protos._render import (
     search_notes,
     source_list,
 )
-from grounding_protos._stream import StreamReader, Update, aread_stream, read_stream
+from grounding_protos._streams.read import StreamReader, Update, aread_stream, read_stream
 
 __all__ = [
     "SHAPES",

@@ -13,7 +13,7 @@ JSON path.
 {'answerText': 'Café', 'citations': [{'endIndex': '5'}]}
 """
 
-from grounding_protos._codec import (
+from grounding_protos._codec.codec import (
     Codec,
     from_dict,
     from_json,
@@ -21,7 +21,7 @@ from grounding_protos._codec import (
     to_dict,
     to_json,
 )
-from grounding_protos._protobuf_errors import JSONParseError
+from grounding_protos._proto.errors import JSONParseError
 
 __all__ = [
     "Codec",

@@ -17,7 +17,7 @@
 grounding_supports[0]: grounding score 0.9 has no place in GroundingSupport [not-representable]
 """
 
-from grounding_protos._convert import (
+from grounding_protos._citations.convert import (
     Converted,
     fact_chunk_to_source,
     from_official,
@@ -29,7 +29,7 @@ from grounding_protos._convert import (
     to_grounding_metadata,
     to_official,
 )
-from grounding_protos._export import OpenAIApi, to_langchain_blocks, to_openai_annotations
+from grounding_protos._citations.export import OpenAIApi, to_langchain_blocks, to_openai_annotations
 
 __all__ = [
     "Converted",

@@ -1,0 +1,298 @@
+"""Citations for other vendors' consumers: OpenAI annotations, LangChain v1 content blocks.
+
+Every exported record is one (span, source) pair, with offsets in the unit the
+consumer indexes by (``"char"``: Python code points, ``"utf16"``: JavaScript/Java,
+``"byte"``: UTF-8), converted in one bulk pass over the text. See ``docs/export.md``
+and, for what each vendor's consumers expect, ``docs/vendors.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from grounding_protos._citations.read import read
+from grounding_protos._core.model import Citation, Grounded, Problem, Source, SpanPolicy
+from grounding_protos._exceptions import ArgumentValueError, CitationError, OffsetError
+from grounding_protos._offsets import TextIndex, Unit
+
+OpenAIApi = Literal["responses", "chat"]
+_APIS = ("responses", "chat")
+
+
+def _check_unit(unit: object) -> Unit:
+    if unit == "char" or unit == "utf16" or unit == "byte":
+        return unit
+    raise ArgumentValueError(f"unit must be one of 'char', 'utf16', 'byte', not {unit!r}")
+
+
+def _grounded(
+    obj: object, text: str | bytes | None, candidate: int, errors: SpanPolicy = "repair"
+) -> Grounded:
+    if isinstance(obj, Grounded):
+        if text is not None:
+            raise ArgumentValueError(
+                "text= cannot be combined with a Grounded, which carries its own text"
+            )
+        return obj
+    return read(obj, text=text, candidate=candidate, errors=errors)
+
+
+def _no_text(target: str, unit: str) -> CitationError:
+    return CitationError(
+        f"{target} needs the answer text to give {unit!r} offsets, and the input holds "
+        "none: pass text= (the answer text)" + (", or unit='byte'" if unit != "byte" else ""),
+        code="text-missing",
+    )
+
+
+def spans_in(grounded: Grounded, unit: Unit, target: str) -> list[tuple[int, int]]:
+    """Each citation's (start, end) in ``unit``, all converted in one bulk pass.
+
+    >>> g = Grounded("Café 😀 ok", [Citation(6, 13, 5, 9, "😀 ok", ())])
+    >>> spans_in(g, "char", "x"), spans_in(g, "utf16", "x"), spans_in(g, "byte", "x")
+    ([(5, 9)], [(5, 10)], [(6, 13)])
+    """
+    citations = grounded.citations
+    if unit == "byte":
+        return [(c.start, c.end) for c in citations]
+    if grounded.text is None:
+        raise _no_text(target, unit)
+    index = TextIndex(grounded.text)
+    flat: list[int] = []
+    for i, c in enumerate(citations):
+        if c.start > c.end:
+            raise OffsetError(
+                f"{c.path or f'citations[{i}]'}: span start {c.start} is after its end {c.end}"
+            )
+        flat.append(c.start)
+        flat.append(c.end)
+    try:
+        converted = index.to_chars(flat) if unit == "char" else index.to_utf16s(flat)
+    except OffsetError:
+        _raise_first_bad(index, citations)
+        raise
+    it = iter(converted)
+    return list(zip(it, it, strict=True))
+
+
+def _raise_first_bad(index: TextIndex, citations: Sequence[Citation]) -> None:
+    """Re-raise a bulk conversion's failure naming the citation's field path."""
+    for i, c in enumerate(citations):
+        path = c.path or f"citations[{i}]"
+        for name, offset in (("start_index", c.start), ("end_index", c.end)):
+            try:
+                index.to_char(offset)
+            except OffsetError as exc:
+                raise OffsetError(f"{path}.{name}: {exc}") from None
+
+
+def _not_representable(
+    message: str, path: str, problems: list[Problem] | None, code: str = "not-representable"
+) -> None:
+    problem = Problem(code, message, path)
+    if problems is None:
+        raise CitationError(
+            f"{problem}; pass problems=[] to leave such citations out and list them there",
+            path=path,
+            code=code,
+        )
+    problems.append(problem)
+
+
+def to_openai_annotations(
+    obj: object,
+    *,
+    unit: Unit = "char",
+    api: OpenAIApi = "responses",
+    text: str | bytes | None = None,
+    candidate: int = 0,
+    errors: SpanPolicy = "repair",
+    problems: list[Problem] | None = None,
+) -> list[dict[str, Any]]:
+    """OpenAI-style ``url_citation`` annotations of any input :func:`read` accepts, or of
+    a :class:`Grounded`: one per (span, source) pair, in citation then source order.
+
+    ``api="responses"`` gives the Responses API ``output_text`` shape
+    (``{"type": "url_citation", "url", "title", "start_index", "end_index"}``),
+    ``api="chat"`` the Chat Completions one (``{"type": "url_citation",
+    "url_citation": {...}}``). ``title`` is :attr:`Source.label`; offsets are in
+    ``unit`` (``"char"``, ``"utf16"`` or ``"byte"``) into the answer text, end exclusive.
+
+    A ``url_citation`` needs a URL: a source without one (a file-search chunk, a
+    document known only by name) cannot be one, nor can a span without any source.
+    Without ``problems`` such a pair raises :class:`CitationError` (code
+    ``"not-representable"``, or ``"no-source"``); with a list, it is left out and a
+    :class:`Problem` naming it is appended.
+
+    >>> g = Grounded("Grüße aus Köln.", [Citation(12, 17, 10, 14, "Köln",
+    ...     (Source(uri="https://koeln.example", title="Köln"),))])
+    >>> from pprint import pprint
+    >>> pprint(to_openai_annotations(g), sort_dicts=False)
+    [{'type': 'url_citation',
+      'url': 'https://koeln.example',
+      'title': 'Köln',
+      'start_index': 10,
+      'end_index': 14}]
+    >>> to_openai_annotations(g, unit="byte", api="chat")[0]["url_citation"]["start_index"]
+    12
+
+    ``text=``, ``candidate=`` and ``errors=`` (the span policy) are :func:`read`'s.
+
+    Raises:
+        ArgumentValueError: an unknown ``unit`` or ``api``, or ``text=`` with a Grounded.
+        CitationError: no answer text for a ``"char"``/``"utf16"`` export (code
+            ``"text-missing"``), or a pair that cannot be expressed (see above).
+        OffsetError: a span that does not fit the text (with the citation's path).
+    """
+    unit = _check_unit(unit)
+    if api not in _APIS:
+        raise ArgumentValueError(f"api must be one of 'responses', 'chat', not {api!r}")
+    grounded = _grounded(obj, text, candidate, errors)
+    spans = spans_in(grounded, unit, "to_openai_annotations")
+    chat = api == "chat"
+    out: list[dict[str, Any]] = []
+    for i, (c, (start, end)) in enumerate(zip(grounded.citations, spans, strict=True)):
+        path = c.path or f"citations[{i}]"
+        if not c.sources:
+            _not_representable(
+                f"span [{start}, {end}) cites no source, so it has no url_citation",
+                path,
+                problems,
+                "no-source",
+            )
+        for j, source in enumerate(c.sources):
+            if not source.uri:
+                _not_representable(
+                    f"source {j} ({source.label}, kind {source.kind}) has no URL, which a "
+                    "url_citation requires",
+                    f"{path}.sources[{j}]",
+                    problems,
+                )
+                continue
+            body = {
+                "url": source.uri,
+                "title": source.label,
+                "start_index": start,
+                "end_index": end,
+            }
+            if chat:
+                out.append({"type": "url_citation", "url_citation": body})
+            else:
+                out.append({"type": "url_citation", **body})
+    return out
+
+
+def to_langchain_blocks(
+    obj: object,
+    *,
+    unit: Unit = "char",
+    text: str | bytes | None = None,
+    candidate: int = 0,
+    errors: SpanPolicy = "repair",
+) -> list[dict[str, Any]]:
+    """LangChain v1 standard content blocks of any input :func:`read` accepts, or of a
+    :class:`Grounded`: one ``text`` block holding the answer text, with an ``annotations``
+    list of ``citation`` blocks (plain dicts; LangChain is not imported).
+
+    One citation per (span, source) pair; a span without sources still gets one
+    (without ``url`` and ``title``), so nothing is left out. ``url`` is the source's
+    URI where it has one, ``title`` its :attr:`Source.label`, ``start_index`` and
+    ``end_index`` the span in ``unit`` (end exclusive), ``cited_text`` the cited text
+    of the answer; ``extras`` holds what else identifies the source (``source_id``,
+    ``source_kind``, ``document``, ``chunk``, ``page``, ``place_id``,
+    ``file_search_store``, ``custom_metadata``, ``source_text``, scores, …), each only
+    when set. No ``id`` is generated, so the output is deterministic.
+
+    >>> g = Grounded("東京は首都です。", [Citation(0, 9, 0, 3, "東京は",
+    ...     (Source(title="Tokyo guide", kind="retrieved_context", document="docs/7"),))])
+    >>> [block] = to_langchain_blocks(g, unit="utf16")
+    >>> from pprint import pprint
+    >>> pprint(block["annotations"], sort_dicts=False)
+    [{'type': 'citation',
+      'title': 'Tokyo guide',
+      'start_index': 0,
+      'end_index': 3,
+      'cited_text': '東京は',
+      'extras': {'source_kind': 'retrieved_context', 'document': 'docs/7'}}]
+
+    Raises:
+        ArgumentValueError: an unknown ``unit``, or ``text=`` with a Grounded.
+        CitationError: the input has no answer text (code ``"text-missing"``): a text
+            block needs it whatever the unit.
+        OffsetError: a span that does not fit the text (with the citation's path).
+    """
+    unit = _check_unit(unit)
+    grounded = _grounded(obj, text, candidate, errors)
+    if grounded.text is None:
+        raise _no_text("to_langchain_blocks", unit)
+    spans = spans_in(grounded, unit, "to_langchain_blocks")
+    annotations: list[dict[str, Any]] = []
+    # What a source contributes to a record, once per source (sources recur across spans).
+    described: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+    for c, (start, end) in zip(grounded.citations, spans, strict=True):
+        span: dict[str, Any] = {"start_index": start, "end_index": end}  # once per span
+        if c.text is not None:
+            span["cited_text"] = c.text
+        if not c.sources:
+            annotations.append(_lc_record({}, span, {}, None, c.score))
+        scores = c.source_scores
+        for j, source in enumerate(c.sources):
+            parts = described.get(id(source))
+            if parts is None:
+                parts = described[id(source)] = _lc_source(source)
+            score = scores[j] if j < len(scores) else None
+            annotations.append(_lc_record(parts[0], span, parts[1], score, c.score))
+    return [{"type": "text", "text": grounded.text, "annotations": annotations}]
+
+
+def _lc_source(source: Source) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A source's ``url`` and ``title``, and its ``extras``."""
+    head: dict[str, Any] = {}
+    if source.uri:
+        head["url"] = source.uri
+    head["title"] = source.label
+    return head, _extras(source)
+
+
+def _lc_record(
+    head: dict[str, Any],
+    span: dict[str, Any],
+    source_extras: dict[str, Any],
+    confidence: float | None,
+    grounding: float | None,
+) -> dict[str, Any]:
+    """One citation block: the source's head, the span, then the extras; each record
+    owns its dicts (no aliasing between records)."""
+    record: dict[str, Any] = {"type": "citation", **head, **span}
+    extras = {**source_extras}
+    if "custom_metadata" in extras:
+        extras["custom_metadata"] = dict(extras["custom_metadata"])
+    if confidence is not None:
+        extras["confidence_score"] = confidence
+    if grounding is not None:
+        extras["grounding_score"] = grounding
+    if extras:
+        record["extras"] = extras
+    return record
+
+
+def _extras(source: Source) -> dict[str, Any]:
+    """What else identifies ``source``, each only when set."""
+    fields: tuple[tuple[str, object], ...] = (
+        ("source_id", source.id),
+        ("source_kind", source.kind if source.kind != "other" else None),
+        ("domain", source.domain),
+        ("document", source.document),
+        ("chunk", source.chunk),
+        ("page", source.page),
+        ("place_id", source.place_id),
+        ("file_search_store", source.file_search_store),
+        ("custom_metadata", dict(source.custom_metadata) or None),
+        ("license", source.license),
+        ("publication_date", source.publication_date),
+        ("relevance_score", source.score),
+        ("redirect_uri", source.redirect_uri),
+        ("source_text", source.text),
+    )
+    return {k: v for k, v in fields if v is not None}

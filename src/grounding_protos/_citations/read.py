@@ -1,0 +1,117 @@
+"""``read`` and ``extract``: citations of any supported input, on the right characters."""
+
+from __future__ import annotations
+
+from grounding_protos._core.model import Citation, Grounded, SpanPolicy
+from grounding_protos._core.resolve import resolve
+from grounding_protos._exceptions import ArgumentValueError
+from grounding_protos._inputs.dispatch import read_input
+from grounding_protos._offsets import SpanSnap, Unit
+
+_POLICIES = ("strict", "repair", "skip")
+_UNITS = ("byte", "char", "utf16")
+
+
+def read(
+    obj: object,
+    *,
+    text: str | bytes | None = None,
+    candidate: int = 0,
+    errors: SpanPolicy = "repair",
+    snap: SpanSnap | None = None,
+    clamp: bool = False,
+    unit: Unit | None = None,
+) -> Grounded:
+    """The answer text and its citations, from any supported input.
+
+    Inputs: ``discoveryengine_v1.Answer`` (citations and grounding supports,
+    ``reference_id`` -> ``references``), ``dialogflow_v2beta1.GroundingMetadata``
+    (supports -> ``grounding_chunks``), ``generativelanguage_v1beta3.CitationMetadata``;
+    the same messages from Google's official client libraries (proto-plus or raw);
+    google-genai objects (a ``GenerateContentResponse``, a ``Candidate``, its
+    ``grounding_metadata`` or ``citation_metadata``); and REST JSON dicts of all of
+    these (camelCase or snake_case), including a whole Gemini ``generateContent``
+    response (``candidate`` picks which) or a Discovery Engine answer response.
+
+    The text is the input's own where it has one (``answer_text``; the text parts of
+    a Gemini candidate, joined, thought parts skipped, with each segment's
+    ``part_index`` honoured), else ``text=``. Offsets are strict unless ``snap``
+    (``"floor"``, ``"ceil"``, ``"outward"``) or ``clamp=True`` asks for leniency.
+
+    Also read: Vertex AI Search summaries (a ``SearchResponse``, its ``summary`` or a
+    ``summaryWithMetadata``) and other vendors' responses (OpenAI Responses and Chat
+    Completions, Anthropic Messages, Cohere v2 chat, Bedrock RetrieveAndGenerate).
+    ``Grounded.shape`` says which of ``citations.SHAPES`` was read. ``unit``
+    (``"byte"``, ``"char"``, ``"utf16"``) overrides what the shape's offsets are taken
+    to count (docs/inputs.md lists each shape's default and the evidence for it).
+
+    >>> grounded = read({
+    ...     "candidates": [{
+    ...         "content": {"parts": [{"text": "Café "}, {"text": "東京"}]},
+    ...         "groundingMetadata": {
+    ...             "groundingChunks": [{"web": {"uri": "https://t.example", "title": "T"}}],
+    ...             "groundingSupports": [{
+    ...                 "segment": {"partIndex": 1, "endIndex": 6, "text": "東京"},
+    ...                 "groundingChunkIndices": [0],
+    ...             }],
+    ...         },
+    ...     }],
+    ... })
+    >>> grounded.text
+    'Café 東京'
+    >>> c = grounded.citations[0]
+    >>> (c.start, c.end, c.char_start, c.char_end, c.text, c.sources[0].title)
+    (6, 12, 5, 7, '東京', 'T')
+
+    Raises:
+        UnsupportedInputError: ``obj`` has none of the supported shapes; the message
+            names what it saw and the shapes known.
+        OffsetError: an offset is out of range, inverted or splits a character.
+        CitationError: a chunk index or ``reference_id`` points nowhere, a
+            ``part_index`` names no text part, or ``text=`` contradicts the input.
+    """
+    if errors not in _POLICIES:
+        raise ArgumentValueError(f"errors must be 'strict', 'repair' or 'skip', not {errors!r}")
+    if unit is not None and unit not in _UNITS:
+        raise ArgumentValueError(f"unit must be 'byte', 'char' or 'utf16', not {unit!r}")
+    raw = read_input(obj, candidate=candidate, unit=unit)
+    resolution = resolve(raw, text, mode=errors, snap=snap, clamp=clamp)
+    return Grounded(
+        resolution.text,
+        resolution.citations,
+        problems=resolution.problems,
+        declared_sources=raw.declared_sources,
+        shape=raw.input_shape or "",
+        search=raw.search,
+        finish_reason=raw.finish_reason,
+        skipped_reasons=raw.skipped_reasons,
+        safety=raw.safety,
+    )
+
+
+def extract(
+    obj: object,
+    *,
+    text: str | bytes | None = None,
+    candidate: int = 0,
+    errors: SpanPolicy = "repair",
+    snap: SpanSnap | None = None,
+    clamp: bool = False,
+    unit: Unit | None = None,
+) -> list[Citation]:
+    """The citations of any supported input (see :func:`read`, which also gives the text).
+
+    >>> from grounding_protos.discoveryengine_v1 import Answer
+    >>> answer = Answer(
+    ...     answer_text="Zürich is in Switzerland.",
+    ...     citations=[Answer.Citation(start_index=0, end_index=7,
+    ...                                sources=[Answer.CitationSource(reference_id="0")])],
+    ...     references=[Answer.Reference(structured_document_info=
+    ...         Answer.Reference.StructuredDocumentInfo(title="Zürich", uri="https://z.example"))],
+    ... )
+    >>> [(c.char_start, c.char_end, c.text, c.sources[0].title) for c in extract(answer)]
+    [(0, 6, 'Zürich', 'Zürich')]
+    """
+    return read(
+        obj, text=text, candidate=candidate, errors=errors, snap=snap, clamp=clamp, unit=unit
+    ).citations

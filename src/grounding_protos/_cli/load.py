@@ -1,0 +1,128 @@
+"""Recorded streams on the command line: ``render``, ``validate`` and ``inspect`` take an
+SSE recording or a JSON array of responses as well as one response.
+
+A stream is merged into one response (``_stream.Merger``) and that response goes
+through the same commands. What merging finds (an interrupted stream, merged
+duplicate citations) comes back as problems, which the command line shows as
+warnings. With ``render`` reading SSE from stdin while stdout is a terminal, the
+answer text is written as it arrives, before the final rendering.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from typing import IO, TYPE_CHECKING, Final
+
+from grounding_protos._cli.io import Failure, _isatty, at, open_input, read_input
+
+if TYPE_CHECKING:
+    from grounding_protos._cli.commands import Options
+    from grounding_protos._core.model import Problem
+    from grounding_protos._streams.parse import Item
+
+# Problems after which the output is not the whole answer: the exit status is 1.
+SERIOUS: Final = frozenset({"stream-incomplete", "stream-truncated", "stream-grounding-replaced"})
+_HEAD: Final = 64
+
+
+def is_stream(data: bytes) -> bool:
+    """Whether ``data`` is a recorded stream (SSE or a JSON array), not one response."""
+    from grounding_protos._streams.parse import detect
+
+    head = data[: _HEAD * 4].decode("utf-8", "replace")
+    return detect(head) in ("sse", "json-array")
+
+
+def load_input(
+    options: Options, path: str | None, label: str, *, live: bool
+) -> tuple[object, list[Problem]]:
+    """The document to process (a stream merged into one response) and the stream's
+    problems (none for a single response).
+
+    ``live``: the command may show the text as it arrives (``render`` to stdout).
+    """
+    from grounding_protos._cli.commands import load_document
+    from grounding_protos._streams.parse import detect
+
+    if options.type_name is not None:  # --type: one message, never a stream
+        return load_document(options, read_input(path), label), []
+    if live and path in (None, "-") and _isatty(sys.stdout):
+        stream = open_input(path)
+        head = _first_lines(stream)
+        if detect(head.decode("utf-8", "replace")) == "sse":
+            return _merge(options, lambda: _sse_items(head, stream), label, echo=True)
+        data = head + stream.read()
+    else:
+        data = read_input(path)
+    if is_stream(data):
+        from grounding_protos._streams.parse import recorded_chunks
+
+        return _merge(options, lambda: recorded_chunks(data), label)
+    return load_document(options, data, label), []
+
+
+def load_line(options: Options, raw: bytes) -> tuple[object, list[Problem]]:
+    """One line of a JSONL batch: a response, or a recorded stream (a JSON array of
+    chunks, as ``streamGenerateContent`` returns without ``alt=sse``) merged into one,
+    with the stream's problems."""
+    from grounding_protos._cli.commands import load_document
+
+    if options.type_name is None and is_stream(raw):
+        from grounding_protos._streams.parse import recorded_chunks
+
+        return _merge(options, lambda: recorded_chunks(raw), "")
+    return load_document(options, raw, ""), []
+
+
+def _first_lines(stream: IO[bytes]) -> bytes:
+    """The input up to its first line that is not blank (enough to tell the format)."""
+    head = b""
+    while True:
+        line = stream.readline()
+        head += line
+        if not line or line.strip():
+            return head
+
+
+def _sse_items(head: bytes, stream: IO[bytes]) -> Iterable[Item]:
+    from grounding_protos._streams.parse import sse_chunks
+
+    def lines() -> Iterable[str]:
+        yield head.decode("utf-8", "replace")
+        for raw in iter(stream.readline, b""):  # one line at a time, as it arrives
+            yield raw.decode("utf-8", "replace")
+
+    return sse_chunks(lines())
+
+
+def _merge(
+    options: Options, chunks: Callable[[], Iterable[Item]], label: str, *, echo: bool = False
+) -> tuple[object, list[Problem]]:
+    from grounding_protos._exceptions import StreamError
+    from grounding_protos._streams.parse import Truncated
+    from grounding_protos._streams.read import Merger
+
+    merger = Merger()
+    shown = False
+    try:
+        for item in chunks():
+            if isinstance(item, Truncated):
+                merger.truncated(item)
+                break
+            texts: dict[int, str] = {}
+            merger.add(item.number, item.value, texts)
+            text = texts.get(options.candidate, "")
+            if echo and text:
+                sys.stdout.write(text)
+                sys.stdout.flush()
+                shown = True
+    except StreamError as exc:
+        raise Failure(at(label, str(exc))) from exc
+    if shown:
+        sys.stdout.write("\n\n")
+        sys.stdout.flush()
+    if not merger.events:
+        raise Failure(at(label, "the stream holds no response: 0 events"))
+    problems = merger.stream_problems(options.candidate) + merger.incomplete(options.candidate)
+    return merger.merged(), problems

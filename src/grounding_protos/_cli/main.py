@@ -1,0 +1,641 @@
+"""The parser and entry point behind :mod:`grounding_protos.cli` (its docs are there)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Final, NoReturn
+
+from grounding_protos._cli.io import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+    FORMATS,
+    Failure,
+    Output,
+    at,
+    dumps,
+    label_of,
+    open_input,
+    read_input,
+    read_text_file,
+    stderr_line,
+    write_once,
+)
+
+if TYPE_CHECKING:
+    from grounding_protos._cli.commands import Options
+
+__all__ = ["main"]
+
+PROG: Final = "grounding-protos"
+_STYLES: Final = ("markdown", "html", "plain")
+_SNAPS: Final = ("floor", "ceil", "outward")
+
+_EPILOG: Final = """\
+exit status: 0 ok, 1 problems found (or some batch lines failed),
+2 bad usage or unreadable input. Examples: docs/cli.md."""
+
+
+# --- Argument parsing ---------------------------------------------------------------------
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors on one line, exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _workers(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {value!r}") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError("must be 0 (one per CPU) or more")
+    return number if number else (os.cpu_count() or 1)
+
+
+def _candidate(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {value!r}") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return number
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("grounding-protos")
+    except Exception:
+        return "unknown"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of the whole command line."""
+    common = _Parser(add_help=False)
+    common.add_argument(
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="show a traceback instead of a one-line error",
+    )
+
+    parser = _Parser(
+        prog=PROG,
+        description="Decode, convert, render and check the grounding and citation "
+        "messages of Google AI APIs (Gemini, Vertex AI Search / Discovery Engine, "
+        "Dialogflow).",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        default=False,
+        help="show a traceback instead of a one-line error",
+    )
+    commands = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True, parser_class=_Parser
+    )
+
+    def command(name: str, help: str, description: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(
+            name,
+            help=help,
+            description=description,
+            parents=[common],
+            epilog=_EPILOG,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        return sub
+
+    def input_file(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("file", nargs="?", metavar="FILE", help="the input; '-' or none: stdin")
+
+    def output_file(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "-o",
+            "--output",
+            metavar="OUT",
+            help="write here (created or overwritten) instead of stdout",
+        )
+
+    def json_options(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--compact", action="store_true", help="JSON on one line (text format on one line)"
+        )
+        sub.add_argument(
+            "--proto-names",
+            action="store_true",
+            help="JSON keys as proto field names (answer_text), not camelCase",
+        )
+
+    def document_options(sub: argparse.ArgumentParser) -> None:
+        input_file(sub)
+        output_file(sub)
+        sub.add_argument(
+            "--type",
+            metavar="T",
+            help="parse the input as message type T (a full or unambiguous short name) "
+            "instead of detecting the JSON shape",
+        )
+        sub.add_argument(
+            "--from",
+            dest="source",
+            choices=("json", "binary", "text", "base64"),
+            default="json",
+            help="input format (default json; the others need --type)",
+        )
+        sub.add_argument(
+            "--text",
+            metavar="FILE",
+            dest="text_file",
+            help="the answer text, for inputs that hold none "
+            "(a bare GroundingMetadata); read as UTF-8, exactly",
+        )
+        sub.add_argument(
+            "--unit",
+            choices=("byte", "char", "utf16"),
+            help="what the input's offsets count, overriding the shape's default (docs/inputs.md)",
+        )
+        sub.add_argument(
+            "--candidate",
+            type=_candidate,
+            default=0,
+            metavar="N",
+            help="which candidate of a Gemini response (default 0)",
+        )
+        sub.add_argument(
+            "--jsonl",
+            action="store_true",
+            help="batch: one input per line, one JSON record per line out",
+        )
+        batch_options(sub)
+
+    def span_policy(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--spans",
+            choices=("strict", "repair", "skip"),
+            default="repair",
+            help="spans whose offsets disagree with their text: re-anchor them on it "
+            "(repair, the default; each repair is a warning), fail (strict), or leave "
+            "out what cannot be placed (skip: exit status 1)",
+        )
+
+    def batch_options(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--workers",
+            type=_workers,
+            default=1,
+            metavar="N",
+            help="batch: process lines in N worker processes (0: one per CPU)",
+        )
+        sub.add_argument(
+            "--errors", metavar="FILE", help="batch: write the error records of failed lines here"
+        )
+
+    def resolve_options(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--resolve-urls",
+            action="store_true",
+            help="ask each grounding redirect URL (vertexaisearch.cloud.google.com) for "
+            "the page it leads to, and show that page (network access; docs/redirects.md)",
+        )
+        sub.add_argument(
+            "--cache",
+            metavar="FILE",
+            help="with --resolve-urls: keep resolved URLs in this SQLite file (created if "
+            "missing, shared by processes, entries kept 7 days)",
+        )
+
+    sub = command(
+        "types",
+        "list the message types",
+        "List every message type: its short name (the shortest unambiguous one) and its full name.",
+    )
+    sub.add_argument("--json", action="store_true", help="a JSON array of {name, short}")
+    sub.set_defaults(handler=_cmd_types)
+
+    sub = command(
+        "decode",
+        "wire bytes -> JSON",
+        "Decode one message from protobuf wire bytes and print it as proto3 JSON.",
+    )
+    input_file(sub)
+    output_file(sub)
+    sub.add_argument("--type", required=True, metavar="T", help="the message type")
+    sub.add_argument(
+        "--from",
+        dest="source",
+        choices=("binary", "base64"),
+        default="binary",
+        help="wire bytes as they are (default) or base64",
+    )
+    json_options(sub)
+    sub.set_defaults(handler=_cmd_decode)
+
+    sub = command(
+        "encode",
+        "JSON -> wire bytes",
+        "Encode one message from proto3 JSON into protobuf wire bytes. Binary "
+        "output is refused on a terminal: use -o, a pipe, or --to base64.",
+    )
+    input_file(sub)
+    output_file(sub)
+    sub.add_argument("--type", required=True, metavar="T", help="the message type")
+    sub.add_argument(
+        "--to",
+        dest="target",
+        choices=("binary", "base64"),
+        default="binary",
+        help="wire bytes as they are (default) or base64",
+    )
+    sub.set_defaults(handler=_cmd_encode)
+
+    sub = command(
+        "convert",
+        "between json, binary, text, base64 and jsonl",
+        "Convert messages between formats: json (proto3 JSON), binary (wire "
+        "bytes), text (protobuf text format), base64 (of the wire bytes) and "
+        "jsonl (one JSON message per line). --from jsonl is a batch: each line is "
+        "converted to one line of --to jsonl, base64 or text (one line each).",
+    )
+    input_file(sub)
+    output_file(sub)
+    sub.add_argument("--type", required=True, metavar="T", help="the message type")
+    sub.add_argument("--from", dest="source", choices=FORMATS, required=True, help="input format")
+    sub.add_argument("--to", dest="target", choices=FORMATS, required=True, help="output format")
+    json_options(sub)
+    batch_options(sub)
+    sub.set_defaults(handler=_cmd_convert)
+
+    sub = command(
+        "render",
+        "the answer with inline citations and its sources",
+        "Show a grounded answer with citation markers after each cited span and "
+        "the numbered source list: Markdown (default), plain text, or a "
+        "self-contained HTML page. Input: a Gemini response or candidate, a "
+        "Discovery Engine Answer, a GroundingMetadata (with --text), a "
+        "CitationMetadata, a Vertex AI Search summary, or an OpenAI, Anthropic, "
+        "Cohere or Bedrock response, as JSON.",
+    )
+    document_options(sub)
+    sub.add_argument(
+        "--style",
+        choices=_STYLES,
+        default="markdown",
+        help="markdown (default), plain, or html (a whole page)",
+    )
+    sub.add_argument("--title", help="the HTML page's title")
+    sub.add_argument(
+        "--raw-text",
+        action="store_true",
+        help="html: show the answer as the text it is, not as rendered Markdown",
+    )
+    sub.add_argument(
+        "--footnotes",
+        action="store_true",
+        help="markdown: GFM footnotes ([^1] and [^1]: definitions) instead of [1]",
+    )
+    sub.add_argument(
+        "--snap", choices=_SNAPS, help="move offsets that split a character to a boundary"
+    )
+    sub.add_argument(
+        "--clamp", action="store_true", help="pull offsets past the end of the text back into range"
+    )
+    span_policy(sub)
+    resolve_options(sub)
+    sub.set_defaults(handler=_cmd_document, doc_command="render")
+
+    sub = command(
+        "validate",
+        "list the problems of a grounded answer",
+        "Check offsets, segment texts, chunk indices, reference ids, scores and "
+        "required fields. Prints one problem per line, path first; exit status 1 "
+        "when there is any, 0 when there is none.",
+    )
+    document_options(sub)
+    sub.add_argument("--json", action="store_true", help="a JSON array of {code, message, path}")
+    sub.set_defaults(handler=_cmd_document, doc_command="validate")
+
+    sub = command(
+        "inspect",
+        "a compact summary of a grounded answer",
+        "Summarize a grounded answer: its text, citations and sources, how much "
+        "of the text is cited, and its problems (exit status 1 when there are "
+        "any).",
+    )
+    document_options(sub)
+    sub.add_argument("--json", action="store_true", help="the summary as JSON")
+    span_policy(sub)
+    resolve_options(sub)
+    sub.set_defaults(handler=_cmd_document, doc_command="inspect")
+    return parser
+
+
+# --- Commands -------------------------------------------------------------------------------
+
+
+def _short_names(names: Sequence[str]) -> dict[str, str]:
+    """Each full name's shortest dotted tail that names it alone."""
+    tails: dict[str, int] = {}
+    for name in names:
+        parts = name.split(".")
+        for i in range(len(parts)):
+            tail = ".".join(parts[i:])
+            tails[tail] = tails.get(tail, 0) + 1
+    shortest = {}
+    for name in names:
+        parts = name.split(".")
+        for i in range(len(parts) - 1, -1, -1):
+            tail = ".".join(parts[i:])
+            if tails[tail] == 1:
+                shortest[name] = tail
+                break
+        else:  # pragma: no cover - a full name is always unique
+            shortest[name] = name
+    return shortest
+
+
+def _cmd_types(args: argparse.Namespace) -> int:
+    from grounding_protos import message_types
+
+    names = message_types()
+    short = _short_names(names)
+    if args.json:
+        text = dumps([{"name": n, "short": short[n]} for n in names]) + "\n"
+    else:
+        width = max(len(s) for s in short.values())
+        text = "".join(f"{short[n]:<{width}}  {n}\n" for n in names)
+    write_once(None, text.encode("utf-8"))
+    return EXIT_OK
+
+
+def _cmd_decode(args: argparse.Namespace) -> int:
+    from grounding_protos._cli.io import format_message, parse_message, resolve_type
+
+    cls = resolve_type(args.type)
+    data = read_input(args.file)
+    message = parse_message(cls, data, args.source, label_of(args.file))
+    out = format_message(message, "json", compact=args.compact, proto_names=args.proto_names)
+    write_once(args.output, out, inputs=(args.file,))
+    return EXIT_OK
+
+
+def _cmd_encode(args: argparse.Namespace) -> int:
+    from grounding_protos._cli.io import format_message, parse_message, resolve_type
+
+    cls = resolve_type(args.type)
+    binary = args.target == "binary"
+    Output(args.output, binary=binary)  # refuse a terminal before reading stdin
+    message = parse_message(cls, read_input(args.file), "json", label_of(args.file))
+    write_once(
+        args.output, format_message(message, args.target), binary=binary, inputs=(args.file,)
+    )
+    return EXIT_OK
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from grounding_protos._cli.commands import Options, convert_document
+    from grounding_protos._cli.io import resolve_type
+
+    resolve_type(args.type)  # a wrong name fails before any input is read
+    options = Options(
+        "convert",
+        type_name=args.type,
+        source=args.source,
+        target=args.target,
+        compact=args.compact,
+        proto_names=args.proto_names,
+    )
+    if args.source == "jsonl":
+        if args.target not in ("jsonl", "base64", "text"):
+            raise Failure(
+                f"--from jsonl gives one message per line: use --to jsonl, base64 or text "
+                f"(one line each), not {args.target}"
+            )
+        # one line out per line in: text format (and JSON) on one line
+        options = dataclasses.replace(options, compact=True)
+        return _batch(args, options, keep_errors_in_output=False)
+    if args.errors is not None:
+        raise Failure("--errors is for batches (--from jsonl)")
+    binary = args.target == "binary"
+    Output(args.output, binary=binary)  # refuse a terminal before reading stdin
+    out = convert_document(options, read_input(args.file), label_of(args.file))
+    write_once(args.output, out, binary=binary, inputs=(args.file,))
+    return EXIT_OK
+
+
+def _render_view(options: Options) -> Options:
+    """Check render's view options; without markdown-it-py, say once that the HTML page
+    shows raw text."""
+    from grounding_protos._render.markdown_html import available
+
+    if options.footnotes and options.style != "markdown":
+        raise Failure("--footnotes is for --style markdown")
+    if options.raw_text and options.style != "html":
+        raise Failure("--raw-text is for --style html")
+    if options.style == "html" and not options.raw_text and not available():
+        stderr_line(
+            f"{PROG}: markdown-it-py (3 or later) is not installed: the answer is shown as "
+            "raw text (pip install 'grounding-protos[html]'; --raw-text asks for it)"
+        )
+        options = dataclasses.replace(options, raw_text=True)
+    return options
+
+
+def _cmd_document(args: argparse.Namespace) -> int:
+    """render, validate and inspect: one document, or a batch with --jsonl."""
+    from grounding_protos._cli.commands import (
+        Options,
+        format_summary,
+        is_warning,
+        problem_line,
+        render_document,
+        summarize,
+        validate_document,
+    )
+    from grounding_protos._cli.io import resolve_type
+    from grounding_protos._cli.load import SERIOUS, load_input
+
+    command = args.doc_command
+    if args.type is not None:
+        resolve_type(args.type)  # a wrong name fails before any input is read
+    elif args.source != "json":
+        raise Failure(
+            f"--from {args.source} needs --type: wire bytes and text format do not say "
+            "which message they hold"
+        )
+    if args.text_file == "-" and args.file in (None, "-"):
+        raise Failure("--text - and the input cannot both be stdin")
+    text = read_text_file(args.text_file) if args.text_file is not None else None
+    options = Options(
+        command,
+        type_name=args.type,
+        source=args.source,
+        text=text,
+        candidate=args.candidate,
+        style=getattr(args, "style", "markdown"),
+        snap=getattr(args, "snap", None),
+        clamp=getattr(args, "clamp", False),
+        unit=getattr(args, "unit", None),
+        title=getattr(args, "title", None),
+        raw_text=getattr(args, "raw_text", False),
+        footnotes=getattr(args, "footnotes", False),
+        spans=getattr(args, "spans", "repair"),
+        resolve_urls=getattr(args, "resolve_urls", False),
+        cache=getattr(args, "cache", None),
+    )
+    if options.cache is not None and not options.resolve_urls:
+        raise Failure("--cache is for --resolve-urls")
+    if options.resolve_urls:
+        from grounding_protos._cli.commands import check_resolving
+
+        check_resolving()
+    if command == "render":
+        options = _render_view(options)
+    if args.jsonl:
+        if args.source not in ("json", "base64"):
+            raise Failure(
+                f"--jsonl reads one input per line: --from {args.source} "
+                "cannot be split into lines (use json or base64)"
+            )
+        if options.resolve_urls and options.cache is None:
+            # One cache for the run, shared by the workers, removed afterwards.
+            import tempfile
+
+            with tempfile.TemporaryDirectory(prefix="grounding-protos-") as scratch:
+                run_cache = os.path.join(scratch, "redirects.sqlite")
+                options = dataclasses.replace(options, cache=run_cache)
+                return _batch(args, options, keep_errors_in_output=True)
+        return _batch(args, options, keep_errors_in_output=True)
+    if args.errors is not None:
+        raise Failure("--errors is for batches (--jsonl)")
+    label = label_of(args.file)
+    live = command == "render" and args.output in (None, "-")
+    document, warnings = load_input(options, args.file, label, live=live)  # a stream: merged
+    status = EXIT_OK
+    if command == "render":
+        output, found = render_document(options, document, label)
+        for problem in found:
+            kind = "warning" if is_warning(problem) else "problem"
+            stderr_line(f"{PROG}: {kind}: {at(label, problem_line(dataclasses.asdict(problem)))}")
+        if not all(map(is_warning, found)):
+            status = EXIT_PROBLEMS
+    elif command == "validate":
+        problems = [dataclasses.asdict(p) for p in warnings]
+        problems += validate_document(options, document, label)
+        if getattr(args, "json", False):
+            output = dumps(problems) + "\n"
+        else:
+            output = "".join(problem_line(p) + "\n" for p in problems)
+        status = EXIT_PROBLEMS if problems else EXIT_OK
+    else:
+        summary = summarize(options, document, label)
+        summary["problems"][:0] = [dataclasses.asdict(p) for p in warnings]
+        output = dumps(summary) + "\n" if args.json else format_summary(summary)
+        status = EXIT_PROBLEMS if summary["problems"] or "error" in summary else EXIT_OK
+    write_once(args.output, output.encode("utf-8"), inputs=(args.file, args.text_file))
+    for problem in warnings:  # what merging a stream found
+        stderr_line(f"{PROG}: warning: {label}: {problem}")
+    if any(p.code in SERIOUS for p in warnings):
+        status = max(status, EXIT_PROBLEMS)
+    return status
+
+
+def _batch(args: argparse.Namespace, options: Any, *, keep_errors_in_output: bool) -> int:
+    from grounding_protos._cli import batch as _cli_batch
+
+    inputs = (args.file, getattr(args, "text_file", None))
+    out = Output(args.output, inputs=inputs)
+    errors = Output(args.errors, inputs=inputs) if args.errors is not None else None
+    if errors is not None and out.path is not None and _same_path(args.errors, out.path):
+        raise Failure("--errors and -o name the same file")
+    stream = open_input(args.file)
+    try:
+        progress = None
+        if _cli_batch.stderr_is_terminal():
+            total = _cli_batch.input_size(stream)
+            progress = _cli_batch.Progress(sys.stderr, f"{PROG} {options.command}", total)
+        tally = _cli_batch.run(
+            options,
+            stream,
+            out,
+            errors,
+            workers=args.workers,
+            progress=progress,
+            keep_errors_in_output=keep_errors_in_output,
+            report=stderr_line,
+        )
+    finally:
+        try:
+            out.close()
+            if errors is not None:
+                errors.close()
+        finally:
+            if args.file not in (None, "-"):
+                stream.close()
+    if tally.failed:
+        stderr_line(f"{PROG}: {tally.failed} of {tally.lines} lines failed")
+    return EXIT_PROBLEMS if tally.failed or tally.flagged else EXIT_OK
+
+
+def _same_path(a: str, b: str) -> bool:
+    return os.path.abspath(a) == os.path.abspath(b)
+
+
+# --- Entry point -------------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit:  # --help, --version, usage errors
+        return exit.code if isinstance(exit.code, int) else EXIT_USAGE
+    debug = bool(getattr(args, "debug", False))
+    try:
+        return int(args.handler(args))
+    except Failure as failure:
+        if debug:
+            raise
+        stderr_line(f"{PROG}: error: {failure.message}")
+        return failure.code
+    except BrokenPipeError:
+        # The reader went away (``… | head``): stop quietly, and keep Python from
+        # complaining about the unflushable stdout at exit.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return EXIT_PROBLEMS
+    except KeyboardInterrupt:
+        if debug:
+            raise
+        stderr_line(f"{PROG}: interrupted")
+        return 130
+    except Exception as exc:
+        if debug:
+            raise
+        from grounding_protos import GroundingProtosError
+
+        if isinstance(exc, GroundingProtosError):
+            stderr_line(f"{PROG}: error: {exc}")
+        else:
+            stderr_line(
+                f"{PROG}: error: internal error: {type(exc).__name__}: {exc} "
+                "(run with --debug for a traceback)"
+            )
+        return EXIT_USAGE

@@ -1,0 +1,535 @@
+"""Inline citation markers for an answer text: Markdown, plain text, HTML or your own.
+
+The work behind ``grounding_protos.citations.render`` and its helpers. Markers go
+right after the last character of each cited span, so a span's *end* is all that
+places a marker: overlapping, nested, duplicate, empty and unsorted spans need no
+special case. Sources are numbered by first appearance in text order.
+
+How it is fast: every citation's byte offsets are converted in one bulk pass
+(:meth:`TextIndex.convert_spans`), the cited spans are sorted once by end, and the
+output is one join of text slices and markers: O(n + k log k) for a text of n
+characters and k citations. No prefix is ever re-encoded.
+
+This module works on :class:`Citation`, :class:`Source` and ``str`` only; it must
+never import protobuf.
+"""
+
+from __future__ import annotations
+
+import html
+import operator
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Final, Literal
+
+from grounding_protos._core.model import Citation, SearchInfo, Source
+from grounding_protos._exceptions import ArgumentTypeError, ArgumentValueError, OffsetError
+from grounding_protos._offsets import SpanSnap, TextIndex
+
+RenderStyle = Literal["markdown", "html", "plain"]
+"""A built-in marker style of :func:`render`."""
+
+ListStyle = Literal["markdown", "html", "plain"]
+"""A built-in style of :func:`source_list`."""
+
+MarkerStyle = Callable[[Sequence[tuple[int, Source]]], str]
+"""A custom marker: called once per marker position with the ``(number, source)``
+pairs cited there (ascending numbers, no repeats); its result is inserted verbatim."""
+
+_STYLES: Final = ("markdown", "html", "plain")
+_DEFAULT_ID_PREFIX: Final = "gp-source-"
+# Only these URIs ever become links; ``javascript:``, ``data:`` and the rest are shown
+# as text. Matched on the raw string: no leading space or control character, since
+# browsers strip those before reading the scheme.
+_LINKABLE: Final = re.compile(r"https?://", re.IGNORECASE)
+# Characters that can start inline markup inside link text or a list item (CommonMark,
+# plus GFM's ~ and |); each is backslash-escaped, other punctuation stays readable.
+_MD_PUNCT: Final = re.compile(r"([\\`*_\[\]<>&!~|#])")
+_MD_DEST: Final = re.compile(r"([\\<>])")
+_CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
+
+
+# --- The plan shared by render, number_sources and source_list ----------------------------
+
+
+class _Plan:
+    """Character spans, source numbers and marker groups of one text's citations."""
+
+    __slots__ = ("cites", "ends", "groups", "number_of", "positions", "sources", "starts")
+
+    def __init__(
+        self,
+        text: str,
+        citations: Iterable[Citation],
+        snap: SpanSnap | None,
+        clamp: bool,
+    ) -> None:
+        if not isinstance(text, str):
+            raise ArgumentTypeError(f"text must be a str, not {type(text).__name__}")
+        cites = citations if isinstance(citations, (list, tuple)) else list(citations)
+        starts, ends = _char_spans(TextIndex(text), cites, snap, clamp)
+        # Markers in text order: by end, then start, then input order (a stable sort
+        # on one int key per citation).
+        width = len(text) + 1
+        keys = [e * width + s for s, e in zip(starts, ends, strict=True)]
+        cited = [i for i, c in enumerate(cites) if c.sources]
+        cited.sort(key=keys.__getitem__)
+        # Sources are numbered by Source.key (chunks of one document, or one URI,
+        # share a number); id() spares computing the key of a Source met again (the
+        # citations hold every source alive meanwhile).
+        numbering: dict[object, int] = {}
+        number_of: dict[int, int] = {}
+        firsts: list[Source] = []
+        groups: dict[int, set[int]] = {}
+        for i in cited:
+            end = ends[i]
+            group = groups.get(end)
+            if group is None:
+                group = groups[end] = set()
+            for source in cites[i].sources:
+                n = number_of.get(id(source))
+                if n is None:
+                    key = source.key
+                    n = numbering.get(key)
+                    if n is None:
+                        n = numbering[key] = len(numbering) + 1
+                        firsts.append(source)
+                    number_of[id(source)] = n
+                group.add(n)
+        self.cites = cites
+        self.starts = starts
+        self.ends = ends
+        self.number_of = number_of
+        self.sources = firsts  # number n is self.sources[n - 1]
+        # dicts keep insertion order, and ends were met in ascending order
+        self.positions = list(groups)  # where markers go, ascending
+        self.groups = list(map(sorted, groups.values()))  # their numbers, ascending
+
+    def numbers(self, i: int) -> list[int]:
+        """The distinct source numbers of citation ``i``, ascending."""
+        number_of = self.number_of
+        return sorted({number_of[id(s)] for s in self.cites[i].sources})
+
+
+def _char_spans(
+    index: TextIndex, cites: Sequence[Citation], snap: SpanSnap | None, clamp: bool
+) -> tuple[list[int], list[int]]:
+    """Every citation's character start and end, converted in bulk; on an error, the
+    spans are converted again one by one to name the first bad citation by its path."""
+    k = len(cites)
+    try:
+        if snap == "outward":
+            starts = index.to_chars([c.start for c in cites], snap="floor", clamp=clamp)
+            ends = index.to_chars([c.end for c in cites], snap="ceil", clamp=clamp)
+        else:
+            both = index.to_chars(
+                [c.start for c in cites] + [c.end for c in cites], snap=snap, clamp=clamp
+            )
+            starts, ends = both[:k], both[k:]
+        if not any(map(operator.gt, starts, ends)):
+            return starts, ends
+    except (OffsetError, ArgumentTypeError):
+        pass
+    for i, c in enumerate(cites):
+        try:
+            index.to_char_span(c.start, c.end, snap=snap, clamp=clamp)
+        except (OffsetError, ArgumentTypeError) as exc:
+            label = c.path or f"citations[{i}]"
+            raise type(exc)(f"{label}: {exc}") from None
+    raise AssertionError("a bulk span conversion failed, but no single span does")
+
+
+# --- Public functions -------------------------------------------------------------------
+
+
+def render(
+    text: str,
+    citations: Iterable[Citation],
+    style: RenderStyle | MarkerStyle = "markdown",
+    *,
+    highlight: bool = False,
+    snap: SpanSnap | None = None,
+    clamp: bool = False,
+    id_prefix: str = _DEFAULT_ID_PREFIX,
+    raw_text: bool = False,
+    footnotes: bool = False,
+) -> str:
+    """``text`` with a citation marker right after the last character of each cited span.
+
+    Positions come from each citation's UTF-8 byte offsets ``start``/``end``, converted
+    against ``text`` (its ``char_start``/``char_end`` are not used). Sources are numbered
+    by first appearance in text order; citations ending at one place share one marker
+    listing their distinct numbers in ascending order; a citation without sources gets
+    no marker. No character of ``text`` is changed: removing the markers (and, for
+    HTML, the tags and the escaping) gives it back exactly.
+
+    - ``"markdown"``, ``"plain"``: ``[1]``, ``[1][3]``; the text is left as it is.
+      ``footnotes=True`` (Markdown only) writes GFM footnote references ``[^1]``
+      instead, to go with :func:`source_list`'s ``footnotes=True`` definitions.
+    - ``"html"``: the text's Markdown rendered (CommonMark, GFM tables and
+      strikethrough; needs markdown-it-py, the ``[html]`` extra), markers and
+      highlights placed by the source positions (see ``docs/render.md``). With
+      ``raw_text=True``, or without markdown-it-py (a warning, once), the text as
+      it is, HTML-escaped, each marker a
+      ``<sup class="gp-cite">`` of links to ``#gp-source-N`` (the ids of
+      :func:`source_list`'s HTML, prefix ``id_prefix``). With ``highlight=True`` every
+      cited stretch is also wrapped in ``<mark class="gp-span" data-sources="1 3">``,
+      split at every span boundary so that no two elements overlap or nest.
+    - a callable: called once per marker position with the ``(number, source)``
+      pairs; its result is inserted verbatim, and the text is left as it is.
+
+    Offsets are strict: one that is out of range or splits a character, or a reversed
+    span, raises :class:`OffsetError` naming the citation's ``path`` (or
+    ``citations[i]``). ``snap`` (``"floor"``, ``"ceil"``, ``"outward"``) and ``clamp``
+    allow leniency as in :meth:`TextIndex.to_char_span`.
+
+    >>> from grounding_protos._core.model import Citation, SearchInfo, Source
+    >>> dom, wiki = Source(uri="https://dom.example", title="Dom"), Source(title="Wiki")
+    >>> text = "Der Kölner Dom ist 157 m hoch. Er ist gotisch."
+    >>> cites = [Citation(0, 31, None, None, None, (dom,)),
+    ...          Citation(32, 47, None, None, None, (wiki, dom))]
+    >>> render(text, cites)
+    'Der Kölner Dom ist 157 m hoch.[1] Er ist gotisch.[1][2]'
+    >>> render("<b>", [Citation(0, 3, None, None, None, (dom,))], "html", raw_text=True)
+    '&lt;b&gt;<sup class="gp-cite"><a href="#gp-source-1" title="Dom">[1]</a></sup>'
+    >>> render(text, cites, lambda pairs: "^" + ",".join(str(n) for n, _ in pairs))
+    'Der Kölner Dom ist 157 m hoch.^1 Er ist gotisch.^1,2'
+    """
+    if isinstance(style, str):
+        if style not in _STYLES:
+            raise ArgumentValueError(
+                f"style must be 'markdown', 'html', 'plain' or a callable, not {style!r}"
+            )
+    elif not callable(style):
+        raise ArgumentTypeError(
+            f"style must be 'markdown', 'html', 'plain' or a callable, not {type(style).__name__}"
+        )
+    if highlight and style != "html":
+        raise ArgumentValueError("highlight=True needs style='html'")
+    if raw_text and style != "html":
+        raise ArgumentValueError("raw_text=True needs style='html'")
+    if footnotes and style != "markdown":
+        raise ArgumentValueError("footnotes=True needs style='markdown'")
+    plan = _Plan(text, citations, snap, clamp)
+    groups = plan.groups
+    if style == "html":
+        anchors = [""] + [_html_anchor(n, s, id_prefix) for n, s in enumerate(plan.sources, 1)]
+        markers = [_html_marker(nums, anchors) for nums in groups]
+        if not raw_text:
+            from grounding_protos._render.markdown_html import html_view
+
+            view = html_view(text, plan, markers, highlight=highlight)
+            if view is not None:
+                return view
+        if highlight:
+            return _html_highlighted(text, plan, markers)
+        return _join(text, plan.positions, markers, _html_escape)
+    if callable(style):
+        sources = plan.sources
+        markers = []
+        for nums in groups:
+            marker = style(tuple((n, sources[n - 1]) for n in nums))
+            if not isinstance(marker, str):
+                raise ArgumentTypeError(
+                    f"a marker style must return a str, not {type(marker).__name__}"
+                )
+            markers.append(marker)
+        return _join(text, plan.positions, markers, None)
+    label = "[^{}]" if footnotes else "[{}]"
+    labels = [label.format(n) for n in range(len(plan.sources) + 1)]
+    markers = ["".join(map(labels.__getitem__, nums)) for nums in groups]
+    return _join(text, plan.positions, markers, None)
+
+
+def number_sources(
+    text: str,
+    citations: Iterable[Citation],
+    *,
+    uncited: Iterable[Source] = (),
+    snap: SpanSnap | None = None,
+    clamp: bool = False,
+) -> list[tuple[int, Source]]:
+    """The ``(number, source)`` pairs :func:`render` uses, numbers 1, 2, … in order.
+
+    A source is numbered where its first marker is met in the text: citations are
+    taken by end, then start, then input order, and each one's sources in their
+    order. Sources are one entry when their :attr:`Source.key` is equal: the same
+    document (chunks of it), else the same URI, else equal sources. ``uncited``
+    sources (``Grounded.uncited_sources``) follow, numbered on, minus any already
+    numbered.
+
+    >>> from grounding_protos._core.model import Citation, SearchInfo, Source
+    >>> a, b = Source(title="A"), Source(title="B")
+    >>> cites = [Citation(9, 15, None, None, None, (a,)), Citation(0, 3, None, None, None, (b, a))]
+    >>> [(n, s.title) for n, s in number_sources("日本語です", cites)]
+    [(1, 'B'), (2, 'A')]
+    """
+    plan = _Plan(text, citations, snap, clamp)
+    return list(enumerate(plan.sources + _rest(plan.sources, uncited), 1))
+
+
+def _rest(numbered: list[Source], uncited: Iterable[Source]) -> list[Source]:
+    """The uncited sources not already numbered, one per key, in order."""
+    seen = {s.key for s in numbered}
+    out = []
+    for i, source in enumerate(uncited):
+        if not isinstance(source, Source):
+            raise ArgumentTypeError(f"uncited[{i}] must be a Source, not {type(source).__name__}")
+        key = source.key
+        if key not in seen:
+            seen.add(key)
+            out.append(source)
+    return out
+
+
+def source_list(
+    text: str,
+    citations: Iterable[Citation],
+    style: ListStyle = "markdown",
+    *,
+    uncited: Iterable[Source] = (),
+    snap: SpanSnap | None = None,
+    clamp: bool = False,
+    id_prefix: str = _DEFAULT_ID_PREFIX,
+    footnotes: bool = False,
+) -> str:
+    """The numbered list of the sources :func:`render` cites, to show below the text.
+
+    One line per source, numbered as :func:`render` numbers them (no trailing newline;
+    ``""`` when there is no source). ``uncited`` sources (``Grounded.uncited_sources``:
+    declared by the response, cited by no span) follow the cited ones, numbered on and
+    marked "(not cited)":
+
+    - ``"markdown"``: a bullet list ``- [1] [Title](<https://…>)``, titles escaped;
+      with ``footnotes=True``, GFM footnote definitions ``[^1]: [Title](<https://…>)``
+      for :func:`render`'s ``footnotes=True`` references;
+    - ``"plain"``: ``[1] Title — https://…``;
+    - ``"html"``: ``<ol class="gp-sources">`` with ``<li id="gp-source-1">`` entries
+      (the targets of :func:`render`'s HTML markers), everything escaped.
+
+    Only ``http:`` and ``https:`` URIs become links; any other (``javascript:``,
+    ``data:``) is shown as escaped text. A source without a title shows its label
+    (:attr:`Source.label`).
+
+    >>> from grounding_protos._core.model import Citation, SearchInfo, Source
+    >>> a = Source(uri="https://a.example/dom", title="Der Dom [Köln]")
+    >>> b = Source(uri="javascript:alert(1)", title="Trap")
+    >>> cites = [Citation(0, 3, None, None, None, (a, b))]
+    >>> print(source_list("Dom", cites))
+    - [1] [Der Dom \\[Köln\\]](<https://a.example/dom>)
+    - [2] Trap — javascript:alert(1)
+    >>> print(source_list("Dom", cites, "plain"))
+    [1] Der Dom [Köln] — https://a.example/dom
+    [2] Trap — javascript:alert(1)
+    """
+    if style not in _STYLES:
+        raise ArgumentValueError(f"style must be 'markdown', 'html' or 'plain', not {style!r}")
+    if footnotes and style != "markdown":
+        raise ArgumentValueError("footnotes=True needs style='markdown'")
+    plan = _Plan(text, citations, snap, clamp)
+    cited = len(plan.sources)
+    numbered = list(enumerate(plan.sources + _rest(plan.sources, uncited), 1))
+    if not numbered:
+        return ""
+    if style == "markdown":
+        entry = _footnote_entry if footnotes else _markdown_entry
+        lines = [entry(n, s) for n, s in numbered]
+    elif style == "plain":
+        lines = [_plain_entry(n, s) for n, s in numbered]
+    else:
+        lines = [_html_entry(n, s, id_prefix, n > cited) for n, s in numbered]
+        return '<ol class="gp-sources">\n' + "\n".join(lines) + "\n</ol>"
+    for i in range(cited, len(lines)):
+        lines[i] += " (not cited)"
+    return "\n".join(lines)
+
+
+def search_notes(search: SearchInfo, style: ListStyle = "markdown") -> str:
+    """The search queries of a response, to show under its sources (``""`` when none).
+
+    Lists ``queries`` (web search) and ``retrieval_queries``, and URL-context
+    retrievals that failed. The Search Suggestions chip (``rendered_content``) is HTML
+    that only the HTML view shows (in a sandboxed frame).
+
+    >>> from grounding_protos._core.model import SearchInfo
+    >>> print(search_notes(SearchInfo(queries=("Köln Dom Höhe", "Dom *Bauzeit*"))))
+    Search queries: Köln Dom Höhe; Dom \\*Bauzeit\\*
+    """
+    if style not in _STYLES:
+        raise ArgumentValueError(f"style must be 'markdown', 'html' or 'plain', not {style!r}")
+    rows = [
+        ("Search queries", search.queries),
+        ("Retrieval queries", search.retrieval_queries),
+        (
+            "URLs not retrieved",
+            tuple(
+                f"{u.url} ({u.status})"
+                for u in search.url_statuses
+                if u.status not in ("", "URL_RETRIEVAL_STATUS_SUCCESS")
+            ),
+        ),
+    ]
+    lines = []
+    for name, values in rows:
+        if not values:
+            continue
+        if style == "html":
+            entries = "".join(f"<li>{_html_escape(_one_line(v))}</li>" for v in values)
+            lines.append(f'<p class="gp-queries">{name}:</p><ul class="gp-queries">{entries}</ul>')
+        elif style == "markdown":
+            lines.append(f"{name}: " + "; ".join(_md_text(v) for v in values))
+        else:
+            lines.append(f"{name}: " + "; ".join(_one_line(v) for v in values))
+    return "\n".join(lines)
+
+
+# --- Assembly ---------------------------------------------------------------------------
+
+
+def _join(
+    text: str, positions: list[int], markers: list[str], escape: Callable[[str], str] | None
+) -> str:
+    """The text cut at ``positions`` (ascending), each cut filled with its marker."""
+    pieces = list(map(text.__getitem__, map(slice, [0, *positions], [*positions, None])))
+    if escape is not None:
+        pieces = list(map(escape, pieces))
+    out = [""] * (2 * len(pieces) - 1)
+    out[::2] = pieces
+    out[1::2] = markers
+    return "".join(out)
+
+
+def _html_escape(piece: str) -> str:
+    # Text content needs only &, < and > escaped; quotes stay readable.
+    return html.escape(piece, quote=False)
+
+
+def _attr(value: str) -> str:
+    return html.escape(value, quote=True)
+
+
+def _html_anchor(n: int, source: Source, id_prefix: str) -> str:
+    return f'<a href="#{_attr(id_prefix)}{n}" title="{_attr(source.label)}">[{n}]</a>'
+
+
+def _html_marker(nums: list[int], anchors: list[str]) -> str:
+    return '<sup class="gp-cite">' + "".join(map(anchors.__getitem__, nums)) + "</sup>"
+
+
+def _html_highlighted(text: str, plan: _Plan, markers: list[str]) -> str:
+    """HTML with every cited stretch in a ``<mark>``: one sweep over span boundaries.
+
+    Between two consecutive boundaries the set of covering sources is constant; a
+    ``<mark>`` holds a run of such stretches with one set and no marker inside, so
+    marks never overlap, nest or contain a marker.
+    """
+    opens: dict[int, list[list[int]]] = {}
+    closes: dict[int, list[list[int]]] = {}
+    for i, (start, end, cite) in enumerate(zip(plan.starts, plan.ends, plan.cites, strict=True)):
+        if start < end and cite.sources:
+            nums = plan.numbers(i)
+            opens.setdefault(start, []).append(nums)
+            closes.setdefault(end, []).append(nums)
+    marker_at = dict(zip(plan.positions, markers, strict=True))
+    numbers = ["", *map(str, range(1, len(plan.sources) + 1))]
+    titles = ["", *(_attr(s.label) for s in plan.sources)]
+    tags: dict[tuple[int, ...], str] = {}
+    out: list[str] = []
+    key: tuple[int, ...] = ()  # the sources covering the stretch from prev on
+
+    def emit(first: int, last: int, key: tuple[int, ...]) -> None:
+        if first < last:
+            piece = _html_escape(text[first:last])
+            if not key:
+                out.append(piece)
+                return
+            tag = tags.get(key)
+            if tag is None:
+                data = " ".join(map(numbers.__getitem__, key))
+                title = "; ".join(map(titles.__getitem__, key))
+                tag = tags[key] = f'<mark class="gp-span" data-sources="{data}" title="{title}">'
+            out.append(f"{tag}{piece}</mark>")
+
+    run_start, run_key = 0, key  # the pending run: text[run_start:prev], covered by run_key
+    active: dict[int, int] = {}  # source number -> how many spans cover it here
+    prev = 0
+    positions = sorted(opens.keys() | closes.keys() | marker_at.keys() | {len(text)})
+    for pos in positions:
+        if pos > prev and key != run_key:
+            emit(run_start, prev, run_key)
+            run_start, run_key = prev, key
+        marker = marker_at.get(pos)
+        if marker is not None:
+            emit(run_start, pos, run_key)
+            run_start = pos
+            out.append(marker)
+        closing, opening = closes.get(pos), opens.get(pos)
+        if closing or opening:
+            for nums in closing or ():
+                for n in nums:
+                    if active[n] == 1:
+                        del active[n]
+                    else:
+                        active[n] -= 1
+            for nums in opening or ():
+                for n in nums:
+                    active[n] = active.get(n, 0) + 1
+            key = tuple(sorted(active))
+        prev = pos
+    emit(run_start, prev, run_key)
+    return "".join(out)
+
+
+# --- Source list entries ----------------------------------------------------------------
+
+
+def _one_line(value: str) -> str:
+    """A title on one line: every run of whitespace (newlines included) as one space."""
+    return " ".join(value.split())
+
+
+def _shown_uri(source: Source) -> str | None:
+    """The URI to show as text beside the label, when there is one it does not repeat."""
+    uri = source.uri
+    return uri if uri and uri != source.label else None
+
+
+def _plain_entry(n: int, source: Source) -> str:
+    label = _one_line(source.label)
+    uri = _shown_uri(source)
+    return f"[{n}] {label} — {_one_line(uri)}" if uri else f"[{n}] {label}"
+
+
+def _md_text(value: str) -> str:
+    return _MD_PUNCT.sub(r"\\\1", _one_line(value))
+
+
+def _md_destination(uri: str) -> str:
+    # A <pointy> destination may hold spaces but no newline, '<' or '>'; control
+    # characters are not valid in a URI anyway, and are percent-encoded.
+    escaped = _MD_DEST.sub(r"\\\1", uri)
+    return _CONTROL.sub(lambda m: f"%{ord(m.group()):02X}", escaped)
+
+
+def _markdown_entry(n: int, source: Source) -> str:
+    label = _md_text(source.label)
+    if source.uri and _LINKABLE.match(source.uri):
+        return f"- [{n}] [{label}](<{_md_destination(source.uri)}>)"
+    uri = _shown_uri(source)
+    return f"- [{n}] {label} — {_md_text(uri)}" if uri else f"- [{n}] {label}"
+
+
+def _footnote_entry(n: int, source: Source) -> str:
+    return f"[^{n}]:" + _markdown_entry(n, source).removeprefix(f"- [{n}]")
+
+
+def _html_entry(n: int, source: Source, id_prefix: str, uncited: bool = False) -> str:
+    label = _html_escape(source.label)
+    if source.uri and _LINKABLE.match(source.uri):
+        body = f'<a href="{_attr(source.uri)}">{label}</a>'
+    else:
+        uri = _shown_uri(source)
+        body = f"{label} — {_html_escape(uri)}" if uri else label
+    if uncited:
+        return f'<li id="{_attr(id_prefix)}{n}" class="gp-uncited">{body} (not cited)</li>'
+    return f'<li id="{_attr(id_prefix)}{n}">{body}</li>'
