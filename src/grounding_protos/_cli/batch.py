@@ -25,8 +25,9 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import IO, Final
 
-from grounding_protos._cli.commands import LineResult, Options, error_record, process_line
+from grounding_protos._cli.commands import LineResult, error_record, process_line
 from grounding_protos._cli.io import Failure, Output
+from grounding_protos._cli.options import Options
 
 MAX_CHUNK: Final = 64
 IN_FLIGHT_PER_WORKER: Final = 4

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final
 
 from grounding_protos._cli.io import (
     EXIT_PROBLEMS,
@@ -18,59 +18,21 @@ from grounding_protos._cli.io import (
     at,
     dumps,
     format_message,
-    parse_json_document,
     parse_message,
     resolve_type,
 )
+from grounding_protos._cli.load import SERIOUS, load_line
+from grounding_protos._cli.options import Options
 from grounding_protos._core.model import Problem
 
 if TYPE_CHECKING:
     from grounding_protos.citations import Citation, Grounded, Source
 
-Command = Literal["render", "validate", "inspect", "convert"]
-Style = Literal["markdown", "html", "plain"]
 VALIDATE_HINT: Final = "'grounding-protos validate' lists every problem"
 _EXCERPT: Final = 60
 
 
-@dataclass(frozen=True)
-class Options:
-    """The parts of a command line that decide how one document is processed."""
-
-    command: Command
-    type_name: str | None = None  # --type: parse as this message type
-    source: str = "json"  # --from
-    target: str = "jsonl"  # convert --to
-    text: str | None = None  # the contents of --text FILE
-    candidate: int = 0
-    style: Style = "markdown"
-    snap: Literal["floor", "ceil", "outward"] | None = None
-    clamp: bool = False
-    unit: Literal["byte", "char", "utf16"] | None = None  # --unit
-    title: str | None = None
-    compact: bool = False
-    proto_names: bool = False
-    spans: Literal["strict", "repair", "skip"] = "repair"  # --spans: the span policy
-    resolve_urls: bool = False  # --resolve-urls
-    cache: str | None = None  # --cache FILE (a batch without it: a file for the run)
-    raw_text: bool = False  # render --raw-text: the HTML view without Markdown
-    footnotes: bool = False  # render --footnotes: GFM footnotes in the Markdown style
-
-
 # --- Loading -------------------------------------------------------------------------------
-
-
-def load_document(options: Options, data: bytes, label: str) -> object:
-    """The input as a JSON object (any shape ``extract`` accepts) or, with ``--type``, a
-    message of that type."""
-    if options.type_name is None:
-        if options.source not in ("json", "jsonl"):
-            raise Failure(
-                f"--from {options.source} needs --type: wire bytes and text format do not "
-                "say which message they hold"
-            )
-        return parse_json_document(data, label)
-    return parse_message(resolve_type(options.type_name), data, options.source, label)
 
 
 def read_grounded(options: Options, document: object, label: str) -> Grounded:
@@ -496,8 +458,6 @@ def _process(options: Options, line: int, raw: bytes) -> tuple[str, bool]:
     command = options.command
     if command == "convert":
         return convert_document(options, raw, "").decode("utf-8").rstrip("\n"), False
-    from grounding_protos._cli.load import SERIOUS, load_line
-
     document, merging = load_line(options, raw)  # a stream's problems first, as for a file
     stream = [asdict(p) for p in merging]
     serious = any(p.code in SERIOUS for p in merging)

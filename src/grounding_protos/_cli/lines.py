@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Literal, TypedDict
 
-from grounding_protos._cli.commands import Options, error_record
+from grounding_protos._cli.commands import error_record
 from grounding_protos._cli.commands import process_line as _process_line
+from grounding_protos._cli.options import Options
 from grounding_protos._exceptions import ArgumentValueError
 
 if TYPE_CHECKING:

@@ -1,7 +1,8 @@
-"""Recorded streams on the command line: ``render``, ``validate`` and ``inspect`` take an
-SSE recording or a JSON array of responses as well as one response.
+"""Loading one input on the command line: a response document (JSON, or a message with
+``--type``), or a recorded stream, an SSE recording or a JSON array of responses, merged
+into one response.
 
-A stream is merged into one response (``_stream.Merger``) and that response goes
+A stream is merged into one response (``_streams.read.Merger``) and that response goes
 through the same commands. What merging finds (an interrupted stream, merged
 duplicate citations) comes back as problems, which the command line shows as
 warnings. With ``render`` reading SSE from stdin while stdout is a terminal, the
@@ -14,16 +15,38 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import IO, TYPE_CHECKING, Final
 
-from grounding_protos._cli.io import Failure, _isatty, at, open_input, read_input
+from grounding_protos._cli.io import (
+    Failure,
+    _isatty,
+    at,
+    open_input,
+    parse_json_document,
+    parse_message,
+    read_input,
+    resolve_type,
+)
+from grounding_protos._cli.options import Options
 
 if TYPE_CHECKING:
-    from grounding_protos._cli.commands import Options
     from grounding_protos._core.model import Problem
     from grounding_protos._streams.parse import Item
 
 # Problems after which the output is not the whole answer: the exit status is 1.
 SERIOUS: Final = frozenset({"stream-incomplete", "stream-truncated", "stream-grounding-replaced"})
 _HEAD: Final = 64
+
+
+def load_document(options: Options, data: bytes, label: str) -> object:
+    """The input as a JSON object (any shape ``extract`` accepts) or, with ``--type``, a
+    message of that type."""
+    if options.type_name is None:
+        if options.source not in ("json", "jsonl"):
+            raise Failure(
+                f"--from {options.source} needs --type: wire bytes and text format do not "
+                "say which message they hold"
+            )
+        return parse_json_document(data, label)
+    return parse_message(resolve_type(options.type_name), data, options.source, label)
 
 
 def is_stream(data: bytes) -> bool:
@@ -42,7 +65,6 @@ def load_input(
 
     ``live``: the command may show the text as it arrives (``render`` to stdout).
     """
-    from grounding_protos._cli.commands import load_document
     from grounding_protos._streams.parse import detect
 
     if options.type_name is not None:  # --type: one message, never a stream
@@ -66,7 +88,6 @@ def load_line(options: Options, raw: bytes) -> tuple[object, list[Problem]]:
     """One line of a JSONL batch: a response, or a recorded stream (a JSON array of
     chunks, as ``streamGenerateContent`` returns without ``alt=sse``) merged into one,
     with the stream's problems."""
-    from grounding_protos._cli.commands import load_document
 
     if options.type_name is None and is_stream(raw):
         from grounding_protos._streams.parse import recorded_chunks

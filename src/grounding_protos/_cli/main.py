@@ -27,7 +27,7 @@ from grounding_protos._cli.io import (
 )
 
 if TYPE_CHECKING:
-    from grounding_protos._cli.commands import Options
+    from grounding_protos._cli.options import Options
 
 __all__ = ["main"]
 
@@ -406,8 +406,9 @@ def _cmd_encode(args: argparse.Namespace) -> int:
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
-    from grounding_protos._cli.commands import Options, convert_document
+    from grounding_protos._cli.commands import convert_document
     from grounding_protos._cli.io import resolve_type
+    from grounding_protos._cli.options import Options
 
     resolve_type(args.type)  # a wrong name fails before any input is read
     options = Options(
@@ -457,7 +458,6 @@ def _render_view(options: Options) -> Options:
 def _cmd_document(args: argparse.Namespace) -> int:
     """render, validate and inspect: one document, or a batch with --jsonl."""
     from grounding_protos._cli.commands import (
-        Options,
         format_summary,
         is_warning,
         problem_line,
@@ -467,6 +467,7 @@ def _cmd_document(args: argparse.Namespace) -> int:
     )
     from grounding_protos._cli.io import resolve_type
     from grounding_protos._cli.load import SERIOUS, load_input
+    from grounding_protos._cli.options import Options
 
     command = args.doc_command
     if args.type is not None:

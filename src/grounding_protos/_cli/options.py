@@ -1,0 +1,37 @@
+"""The parts of a command line that decide how one document is processed: :class:`Options`.
+
+A small frozen, picklable record, so the same options reach worker processes of a
+``--jsonl`` batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Command = Literal["render", "validate", "inspect", "convert"]
+Style = Literal["markdown", "html", "plain"]
+
+
+@dataclass(frozen=True)
+class Options:
+    """The parts of a command line that decide how one document is processed."""
+
+    command: Command
+    type_name: str | None = None  # --type: parse as this message type
+    source: str = "json"  # --from
+    target: str = "jsonl"  # convert --to
+    text: str | None = None  # the contents of --text FILE
+    candidate: int = 0
+    style: Style = "markdown"
+    snap: Literal["floor", "ceil", "outward"] | None = None
+    clamp: bool = False
+    unit: Literal["byte", "char", "utf16"] | None = None  # --unit
+    title: str | None = None
+    compact: bool = False
+    proto_names: bool = False
+    spans: Literal["strict", "repair", "skip"] = "repair"  # --spans: the span policy
+    resolve_urls: bool = False  # --resolve-urls
+    cache: str | None = None  # --cache FILE (a batch without it: a file for the run)
+    raw_text: bool = False  # render --raw-text: the HTML view without Markdown
+    footnotes: bool = False  # render --footnotes: GFM footnotes in the Markdown style
