@@ -46,14 +46,14 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, Final
 
-from grounding_protos._render.markers import _attr
+from grounding_protos._render.plan import attr
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.renderer import RendererHTML
     from markdown_it.token import Token
 
-    from grounding_protos._render.markers import _Plan
+    from grounding_protos._render.plan import Plan
 
 _LINKABLE: Final = re.compile(r"(?:https?|mailto):", re.IGNORECASE)
 # Tag-like text (raw HTML, shown as text): a marker never goes inside one.
@@ -795,7 +795,7 @@ def _normalize(
 _warned_missing = False
 
 
-def html_view(text: str, plan: _Plan, markers: Sequence[str], *, highlight: bool) -> str | None:
+def html_view(text: str, plan: Plan, markers: Sequence[str], *, highlight: bool) -> str | None:
     """``render(style="html")``'s Markdown view, or ``None`` for the raw-text view:
     markdown-it-py missing (a warning, once per process) or a text whose tokens cannot
     be matched with the source (a warning)."""
@@ -816,7 +816,7 @@ def html_view(text: str, plan: _Plan, markers: Sequence[str], *, highlight: bool
     if highlight:
         bounds, keys = _highlight_bounds(plan)
     numbers = ["", *map(str, range(1, len(plan.sources) + 1))]
-    titles = ["", *(_attr(s.label) for s in plan.sources)]
+    titles = ["", *(attr(s.label) for s in plan.sources)]
     tags: dict[tuple[int, ...], str] = {}
 
     def tag(key: tuple[int, ...]) -> str:
@@ -839,7 +839,7 @@ def html_view(text: str, plan: _Plan, markers: Sequence[str], *, highlight: bool
         return None
 
 
-def _highlight_bounds(plan: _Plan) -> tuple[list[int], list[tuple[int, ...]]]:
+def _highlight_bounds(plan: Plan) -> tuple[list[int], list[tuple[int, ...]]]:
     """The positions where the set of covering sources changes, and the set from each
     on: one sweep over the cited spans' starts and ends."""
     delta: dict[int, list[tuple[int, int]]] = {}

@@ -17,14 +17,14 @@ never import protobuf.
 from __future__ import annotations
 
 import html
-import operator
 import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final, Literal
 
 from grounding_protos._core.model import Citation, SearchInfo, Source
-from grounding_protos._exceptions import ArgumentTypeError, ArgumentValueError, OffsetError
-from grounding_protos._offsets import SpanSnap, TextIndex
+from grounding_protos._exceptions import ArgumentTypeError, ArgumentValueError
+from grounding_protos._offsets import SpanSnap
+from grounding_protos._render.plan import Plan, attr
 
 RenderStyle = Literal["markdown", "html", "plain"]
 """A built-in marker style of :func:`render`."""
@@ -47,96 +47,6 @@ _LINKABLE: Final = re.compile(r"https?://", re.IGNORECASE)
 _MD_PUNCT: Final = re.compile(r"([\\`*_\[\]<>&!~|#])")
 _MD_DEST: Final = re.compile(r"([\\<>])")
 _CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
-
-
-# --- The plan shared by render, number_sources and source_list ----------------------------
-
-
-class _Plan:
-    """Character spans, source numbers and marker groups of one text's citations."""
-
-    __slots__ = ("cites", "ends", "groups", "number_of", "positions", "sources", "starts")
-
-    def __init__(
-        self,
-        text: str,
-        citations: Iterable[Citation],
-        snap: SpanSnap | None,
-        clamp: bool,
-    ) -> None:
-        if not isinstance(text, str):
-            raise ArgumentTypeError(f"text must be a str, not {type(text).__name__}")
-        cites = citations if isinstance(citations, (list, tuple)) else list(citations)
-        starts, ends = _char_spans(TextIndex(text), cites, snap, clamp)
-        # Markers in text order: by end, then start, then input order (a stable sort
-        # on one int key per citation).
-        width = len(text) + 1
-        keys = [e * width + s for s, e in zip(starts, ends, strict=True)]
-        cited = [i for i, c in enumerate(cites) if c.sources]
-        cited.sort(key=keys.__getitem__)
-        # Sources are numbered by Source.key (chunks of one document, or one URI,
-        # share a number); id() spares computing the key of a Source met again (the
-        # citations hold every source alive meanwhile).
-        numbering: dict[object, int] = {}
-        number_of: dict[int, int] = {}
-        firsts: list[Source] = []
-        groups: dict[int, set[int]] = {}
-        for i in cited:
-            end = ends[i]
-            group = groups.get(end)
-            if group is None:
-                group = groups[end] = set()
-            for source in cites[i].sources:
-                n = number_of.get(id(source))
-                if n is None:
-                    key = source.key
-                    n = numbering.get(key)
-                    if n is None:
-                        n = numbering[key] = len(numbering) + 1
-                        firsts.append(source)
-                    number_of[id(source)] = n
-                group.add(n)
-        self.cites = cites
-        self.starts = starts
-        self.ends = ends
-        self.number_of = number_of
-        self.sources = firsts  # number n is self.sources[n - 1]
-        # dicts keep insertion order, and ends were met in ascending order
-        self.positions = list(groups)  # where markers go, ascending
-        self.groups = list(map(sorted, groups.values()))  # their numbers, ascending
-
-    def numbers(self, i: int) -> list[int]:
-        """The distinct source numbers of citation ``i``, ascending."""
-        number_of = self.number_of
-        return sorted({number_of[id(s)] for s in self.cites[i].sources})
-
-
-def _char_spans(
-    index: TextIndex, cites: Sequence[Citation], snap: SpanSnap | None, clamp: bool
-) -> tuple[list[int], list[int]]:
-    """Every citation's character start and end, converted in bulk; on an error, the
-    spans are converted again one by one to name the first bad citation by its path."""
-    k = len(cites)
-    try:
-        if snap == "outward":
-            starts = index.to_chars([c.start for c in cites], snap="floor", clamp=clamp)
-            ends = index.to_chars([c.end for c in cites], snap="ceil", clamp=clamp)
-        else:
-            both = index.to_chars(
-                [c.start for c in cites] + [c.end for c in cites], snap=snap, clamp=clamp
-            )
-            starts, ends = both[:k], both[k:]
-        if not any(map(operator.gt, starts, ends)):
-            return starts, ends
-    except (OffsetError, ArgumentTypeError):
-        pass
-    for i, c in enumerate(cites):
-        try:
-            index.to_char_span(c.start, c.end, snap=snap, clamp=clamp)
-        except (OffsetError, ArgumentTypeError) as exc:
-            label = c.path or f"citations[{i}]"
-            raise type(exc)(f"{label}: {exc}") from None
-    raise AssertionError("a bulk span conversion failed, but no single span does")
 
 
 # --- Public functions -------------------------------------------------------------------
@@ -210,7 +120,7 @@ def render(
         raise ArgumentValueError("raw_text=True needs style='html'")
     if footnotes and style != "markdown":
         raise ArgumentValueError("footnotes=True needs style='markdown'")
-    plan = _Plan(text, citations, snap, clamp)
+    plan = Plan(text, citations, snap, clamp)
     groups = plan.groups
     if style == "html":
         anchors = [""] + [_html_anchor(n, s, id_prefix) for n, s in enumerate(plan.sources, 1)]
@@ -264,7 +174,7 @@ def number_sources(
     >>> [(n, s.title) for n, s in number_sources("日本語です", cites)]
     [(1, 'B'), (2, 'A')]
     """
-    plan = _Plan(text, citations, snap, clamp)
+    plan = Plan(text, citations, snap, clamp)
     return list(enumerate(plan.sources + _rest(plan.sources, uncited), 1))
 
 
@@ -326,7 +236,7 @@ def source_list(
         raise ArgumentValueError(f"style must be 'markdown', 'html' or 'plain', not {style!r}")
     if footnotes and style != "markdown":
         raise ArgumentValueError("footnotes=True needs style='markdown'")
-    plan = _Plan(text, citations, snap, clamp)
+    plan = Plan(text, citations, snap, clamp)
     cited = len(plan.sources)
     numbered = list(enumerate(plan.sources + _rest(plan.sources, uncited), 1))
     if not numbered:
@@ -404,19 +314,15 @@ def _html_escape(piece: str) -> str:
     return html.escape(piece, quote=False)
 
 
-def _attr(value: str) -> str:
-    return html.escape(value, quote=True)
-
-
 def _html_anchor(n: int, source: Source, id_prefix: str) -> str:
-    return f'<a href="#{_attr(id_prefix)}{n}" title="{_attr(source.label)}">[{n}]</a>'
+    return f'<a href="#{attr(id_prefix)}{n}" title="{attr(source.label)}">[{n}]</a>'
 
 
 def _html_marker(nums: list[int], anchors: list[str]) -> str:
     return '<sup class="gp-cite">' + "".join(map(anchors.__getitem__, nums)) + "</sup>"
 
 
-def _html_highlighted(text: str, plan: _Plan, markers: list[str]) -> str:
+def _html_highlighted(text: str, plan: Plan, markers: list[str]) -> str:
     """HTML with every cited stretch in a ``<mark>``: one sweep over span boundaries.
 
     Between two consecutive boundaries the set of covering sources is constant; a
@@ -432,7 +338,7 @@ def _html_highlighted(text: str, plan: _Plan, markers: list[str]) -> str:
             closes.setdefault(end, []).append(nums)
     marker_at = dict(zip(plan.positions, markers, strict=True))
     numbers = ["", *map(str, range(1, len(plan.sources) + 1))]
-    titles = ["", *(_attr(s.label) for s in plan.sources)]
+    titles = ["", *(attr(s.label) for s in plan.sources)]
     tags: dict[tuple[int, ...], str] = {}
     out: list[str] = []
     key: tuple[int, ...] = ()  # the sources covering the stretch from prev on
@@ -526,10 +432,10 @@ def _footnote_entry(n: int, source: Source) -> str:
 def _html_entry(n: int, source: Source, id_prefix: str, uncited: bool = False) -> str:
     label = _html_escape(source.label)
     if source.uri and _LINKABLE.match(source.uri):
-        body = f'<a href="{_attr(source.uri)}">{label}</a>'
+        body = f'<a href="{attr(source.uri)}">{label}</a>'
     else:
         uri = _shown_uri(source)
         body = f"{label} — {_html_escape(uri)}" if uri else label
     if uncited:
-        return f'<li id="{_attr(id_prefix)}{n}" class="gp-uncited">{body} (not cited)</li>'
-    return f'<li id="{_attr(id_prefix)}{n}">{body}</li>'
+        return f'<li id="{attr(id_prefix)}{n}" class="gp-uncited">{body} (not cited)</li>'
+    return f'<li id="{attr(id_prefix)}{n}">{body}</li>'
