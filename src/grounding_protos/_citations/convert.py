@@ -25,15 +25,21 @@ from grounding_protos._exceptions import (
     MissingDependencyError,
 )
 from grounding_protos._proto.registry import message_class
-from grounding_protos.dialogflow_v2beta1 import (
+from grounding_protos.google.ai.generativelanguage.v1beta3.citation_pb2 import (
+    CitationMetadata,
+    CitationSource,
+)
+from grounding_protos.google.cloud.dialogflow.v2beta1.grounding_pb2 import (
     GroundingChunk,
     GroundingMetadata,
     GroundingSupport,
     SearchEntryPoint,
     Segment,
 )
-from grounding_protos.discoveryengine_v1beta import FactChunk, GroundingFact
-from grounding_protos.generativelanguage_v1beta3 import CitationMetadata, CitationSource
+from grounding_protos.google.cloud.discoveryengine.v1beta.grounding_pb2 import (
+    FactChunk,
+    GroundingFact,
+)
 
 T = TypeVar("T", bound=Message)
 _KINDS = frozenset(get_args(SourceKind))

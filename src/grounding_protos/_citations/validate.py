@@ -22,6 +22,7 @@ from google.protobuf.message import Message
 
 from grounding_protos._citations.json_check import parses
 from grounding_protos._citations.quick_check import json_clean, message_clean
+from grounding_protos._codec.codec import from_dict
 from grounding_protos._core.access import get, unwrap
 from grounding_protos._core.model import Problem
 from grounding_protos._core.raw import RawAnswer
@@ -31,7 +32,6 @@ from grounding_protos._inputs.dispatch import read_input
 from grounding_protos._offsets import Unit, shown
 from grounding_protos._proto.pool import is_repeated
 from grounding_protos._proto.registry import message_class
-from grounding_protos.codec import from_dict
 
 _SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
 _SCHEMA_OF_SHAPE = {

@@ -19,16 +19,8 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from grounding_protos.citations import (
-    Citation,
-    SearchInfo,
-    Source,
-    cited_characters,
-    number_sources,
-    render,
-    search_notes,
-    source_list,
-)
+from grounding_protos._core.model import Citation, SearchInfo, Source, cited_characters
+from grounding_protos._render.markers import number_sources, render, search_notes, source_list
 
 DEFAULT_TITLE: Final = "Grounded answer"
 
