@@ -82,9 +82,7 @@ def _imports(name: str, path: Path) -> set[str]:
         for target in targets:
             if target == "grounding_protos" or target.startswith("grounding_protos."):
                 inner = target.removeprefix("grounding_protos").lstrip(".")
-                if inner in MODULES:
-                    out.add(inner)
-                elif inner == "" or inner.startswith("google"):
+                if inner in MODULES or inner == "" or inner.startswith("google"):
                     out.add(inner)
     out.discard(name)
     return out
@@ -106,9 +104,7 @@ def test_every_module_has_a_layer() -> None:
 def test_imports_point_down(module: str) -> None:
     rank = RANK[_layer(module)]
     upward = sorted(
-        target
-        for target in GRAPH[module]
-        if target and RANK.get(_layer(target), -1) > rank
+        target for target in GRAPH[module] if target and RANK.get(_layer(target), -1) > rank
     )
     assert upward == [], f"{module} imports from a layer above its own: {upward}"
 
@@ -172,7 +168,7 @@ def test_top_folder_stays_small() -> None:
     top = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert len(top) <= 25, top
     private = [n.removesuffix(".py") for n in top if n.startswith("_") and n != "__init__.py"]
-    prefixes = {}
+    prefixes: dict[str, list[str]] = {}
     for name in private:
         if name.startswith("__"):
             continue

@@ -16,7 +16,8 @@ from google.protobuf.message import Message
 
 from grounding_protos._core.access import get
 from grounding_protos._core.model import Source
-from grounding_protos._core.raw import RawAnswer
+from grounding_protos._core.raw import SHAPES, RawAnswer
+from grounding_protos._exceptions import UnsupportedInputError
 
 _SCALARS = (str, bytes, bytearray, int, float, bool, list, tuple, set, frozenset, dict)
 
@@ -155,3 +156,12 @@ def metadata_pairs(value: object) -> tuple[tuple[str, str], ...]:
             continue
         out.append((str(key), str(item)))
     return tuple(out)
+
+
+def unsupported(obj: object, why: str = "") -> UnsupportedInputError:
+    """The error for an input of no supported shape: what it is, and the shapes known."""
+    return UnsupportedInputError(
+        f"cannot read citations from {describe(obj)}{why}: it has none of the supported "
+        f"shapes ({', '.join(SHAPES)}; as REST JSON, messages, official client or SDK "
+        "objects)"
+    )

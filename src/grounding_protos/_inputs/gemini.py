@@ -1,0 +1,296 @@
+"""Reading Gemini responses: ``GenerateContentResponse``, a bare ``Candidate``, and the
+``GroundingMetadata`` (Gemini's, Vertex AI's and Dialogflow v2beta1's) and
+``CitationMetadata`` (Generative Language v1beta3, Gemini, Vertex) they carry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from google.protobuf.message import Message
+
+from grounding_protos._core.access import (
+    fields,
+    get,
+    has,
+    items,
+    text_or_none,
+    titled,
+    unwrap,
+)
+from grounding_protos._core.model import SearchInfo, Source, UrlStatus
+from grounding_protos._core.raw import RawAnswer, RawPart, RawSpan
+from grounding_protos._exceptions import UnsupportedInputError
+from grounding_protos._inputs.common import (
+    enum_name,
+    is_list,
+    is_record,
+    lists_or_absent,
+    nonempty_list,
+    unsupported,
+)
+
+# Gemini's Candidate.FinishReason names (google.ai.generativelanguage v1beta, Vertex AI).
+_FINISH_REASONS = frozenset({
+    "FINISH_REASON_UNSPECIFIED", "STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "LANGUAGE",
+    "OTHER", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "MALFORMED_FUNCTION_CALL",
+    "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "IMAGE_OTHER",
+    "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS", "NO_IMAGE", "MISSING_THOUGHT_SIGNATURE",
+})  # fmt: skip
+
+
+def is_response(obj: object) -> bool:
+    """``candidates`` holding a record, or (a blocked prompt) no candidates and a
+    ``promptFeedback`` with a ``blockReason``."""
+    candidates = get(obj, "candidates")
+    if is_list(candidates) and any(map(is_record, candidates)):
+        return True
+    blocked = get(get(obj, "prompt_feedback"), "block_reason") not in (None, "", 0)
+    return (candidates is None or (is_list(candidates) and not candidates)) and blocked
+
+
+def is_candidate(obj: object) -> bool:
+    """A Gemini candidate: ``content.parts`` a list, grounding or citation metadata, or
+    (a blocked candidate) a finish reason with an empty or absent ``content``."""
+    if not is_record(obj):
+        return False
+    content = get(obj, "content")
+    if content is not None:
+        if not is_record(content):
+            return False  # Anthropic's content list, a string
+        parts = get(content, "parts")
+        if parts is not None:
+            return is_list(parts)
+    if any(is_record(get(obj, n)) for n in ("grounding_metadata", "citation_metadata")):
+        return True
+    if any(get(obj, n) is not None for n in ("message", "choices", "output")):
+        return False  # another vendor's response with a finish reason
+    reason = get(obj, "finish_reason")
+    if isinstance(reason, str):
+        return getattr(reason, "value", reason) in _FINISH_REASONS
+    return isinstance(reason, int) and not isinstance(reason, bool) and reason > 0
+
+
+def is_grounding_metadata(obj: object) -> bool:
+    names = ("grounding_supports", "grounding_chunks", "web_search_queries", "retrieval_queries")
+    if not lists_or_absent(obj, *names):
+        return False
+    return any(nonempty_list(obj, n) for n in names) or is_record(get(obj, "search_entry_point"))
+
+
+_CITATION_FIELDS = ("start_index", "end_index", "uri", "title", "license", "publication_date")
+
+
+def is_citation_metadata(obj: object) -> bool:
+    for name in ("citation_sources", "citations"):
+        cited = get(obj, name)
+        if (
+            is_list(cited)
+            and cited
+            and all(
+                is_record(c)
+                and get(c, "sources") is None
+                and any(get(c, f) is not None for f in _CITATION_FIELDS)
+                for c in cited
+            )
+        ):
+            return True
+    return False
+
+
+def read_response(obj: object, candidate: int) -> RawAnswer:
+    candidates = items(obj, "candidates")
+    if not candidates and is_record(get(obj, "prompt_feedback")):
+        raw = RawAnswer("candidate", "")  # the prompt was blocked: no candidate at all
+        raw.finish_reason = enum_name(get(obj, "prompt_feedback"), "block_reason")
+        return raw
+    if not 0 <= candidate < len(candidates):
+        raise UnsupportedInputError(
+            f"the response has {len(candidates)} candidates; candidate={candidate} is out of range"
+        )
+    chosen = unwrap(candidates[candidate])
+    if not is_candidate(chosen):
+        raise unsupported(chosen, f" (candidates[{candidate}] of a Gemini response)")
+    return _read_candidate(chosen, f"candidates[{candidate}].")
+
+
+def read_bare_candidate(obj: object, candidate: int) -> RawAnswer:
+    return _read_candidate(obj, "")
+
+
+def read_bare_grounding_metadata(obj: object, candidate: int) -> RawAnswer:
+    raw = RawAnswer("grounding_metadata", "")
+    _read_grounding_metadata(obj, "", raw)
+    return raw
+
+
+def read_bare_citation_metadata(obj: object, candidate: int) -> RawAnswer:
+    raw = RawAnswer("citation_metadata", "")
+    _read_citation_metadata(obj, "", raw)
+    return raw
+
+
+# --- Gemini / Dialogflow GroundingMetadata ----------------------------------------------
+
+
+def _read_grounding_metadata(meta: object, prefix: str, raw: RawAnswer) -> None:
+    entry = get(meta, "search_entry_point")
+    raw.search = SearchInfo(
+        queries=_strings(meta, "web_search_queries"),
+        rendered_content=text_or_none(get(entry, "rendered_content")),
+        retrieval_queries=_strings(meta, "retrieval_queries"),
+        url_statuses=raw.search.url_statuses,
+    )
+    raw.source_kind = "chunks"
+    for i, chunk in enumerate(items(meta, "grounding_chunks")):
+        raw.sources.append((f"{prefix}grounding_chunks[{i}]", _chunk_source(chunk, i)))
+    for i, support in enumerate(items(meta, "grounding_supports")):
+        path = f"{prefix}grounding_supports[{i}]"
+        segment, indices, scores = fields(
+            support, "segment", "grounding_chunk_indices", "confidence_scores"
+        )
+        start, end, part, text = fields(segment, "start_index", "end_index", "part_index", "text")
+        if part == 0 and isinstance(segment, Message):
+            part = None  # proto3 cannot tell 0 from absent: the whole answer
+        if type(indices) is not list:
+            indices = items(support, "grounding_chunk_indices")
+        if type(scores) is not list:
+            scores = items(support, "confidence_scores")
+        # positional, in RawSpan's field order (the reader's hot loop): path, start, end,
+        # kind, part, part_relative, segment_text, refs, ref_kind, ref_path, offsets
+        span = RawSpan(
+            path, start, end, "support", part, True, text, indices, "chunk_index",
+            ".grounding_chunk_indices[{}]", ".segment",
+        )  # fmt: skip
+        span.source_scores = scores
+        raw.spans.append(span)
+
+
+def _chunk_source(chunk: object, index: int) -> Source:
+    ident = str(index)
+    web = get(chunk, "web")
+    if web is not None:
+        return titled(
+            web,
+            ident,
+            "web",
+            domain=text_or_none(get(web, "domain")),
+        )
+    context = get(chunk, "retrieved_context")
+    if context is not None:
+        page = get(context, "page_number")
+        return titled(
+            context,
+            ident,
+            "retrieved_context",
+            document=text_or_none(get(context, "document_name")),
+            page=str(page) if isinstance(page, (int, str)) and page != "" else None,
+            text=text_or_none(get(context, "text")),
+            file_search_store=text_or_none(get(context, "file_search_store")),
+            custom_metadata=_custom_metadata(context),
+        )
+    maps = get(chunk, "maps")
+    if maps is not None:
+        return titled(
+            maps,
+            ident,
+            "maps",
+            text=text_or_none(get(maps, "text")),
+            place_id=text_or_none(get(maps, "place_id")),
+        )
+    return Source(id=ident, kind="other")
+
+
+def _custom_metadata(obj: object) -> tuple[tuple[str, str], ...]:
+    """File Search ``customMetadata`` entries as ``(key, value)`` strings."""
+    out = []
+    for entry in items(obj, "custom_metadata"):
+        key = text_or_none(get(entry, "key"))
+        if key is None:
+            continue
+        value: object = get(entry, "string_value")
+        if value is None and get(entry, "numeric_value") is not None:
+            value = get(entry, "numeric_value")
+        if value is None:
+            values = items(get(entry, "string_list_value"), "values")
+            value = ", ".join(v for v in values if isinstance(v, str)) if values else None
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        out.append((key, str(value)))
+    return tuple(out)
+
+
+def _strings(obj: object, name: str) -> tuple[str, ...]:
+    return tuple(v for v in items(obj, name) if isinstance(v, str) and v)
+
+
+# --- CitationMetadata (v1beta3, Gemini, Vertex) -------------------------------------
+
+
+def _read_citation_metadata(meta: object, prefix: str, raw: RawAnswer) -> None:
+    name = "citation_sources" if has(meta, "citation_sources") else "citations"
+    for i, item in enumerate(items(meta, name)):
+        path = f"{prefix}{name}[{i}]"
+        span = RawSpan(path, get(item, "start_index"), get(item, "end_index"), "citation")
+        span.inline_source = titled(
+            item,
+            str(i),
+            "citation_source",
+            license=text_or_none(get(item, "license")),
+            publication_date=_date(get(item, "publication_date")),
+        )
+        raw.spans.append(span)
+
+
+def _date(value: object) -> str | None:
+    if value is None or isinstance(value, str):
+        return text_or_none(value)
+    year, month, day = (get(value, k) for k in ("year", "month", "day"))
+    if not isinstance(year, int) or not year:
+        return None
+    out = f"{year:04d}"
+    if isinstance(month, int) and month:
+        out += f"-{month:02d}"
+        if isinstance(day, int) and day:
+            out += f"-{day:02d}"
+    return out
+
+
+# --- Gemini Candidate ---------------------------------------------------------------
+
+
+def _read_candidate(candidate: object, prefix: str) -> RawAnswer:
+    raw = RawAnswer("candidate", prefix)
+    content = get(candidate, "content")
+    if content is not None:
+        raw.parts = list(_parts(items(content, "parts")))
+        texts = [p.text for p in raw.parts if p.text is not None and not p.thought]
+        raw.text = "".join(texts) if texts else None
+    meta = get(candidate, "grounding_metadata")
+    if meta is not None:
+        _read_grounding_metadata(unwrap(meta), f"{prefix}grounding_metadata.", raw)
+    raw.finish_reason = enum_name(candidate, "finish_reason")
+    statuses = []
+    for entry in items(get(candidate, "url_context_metadata"), "url_metadata"):
+        url = text_or_none(get(entry, "retrieved_url"))
+        if url is not None:
+            statuses.append(UrlStatus(url, enum_name(entry, "url_retrieval_status") or ""))
+    if statuses:
+        raw.search = SearchInfo(
+            raw.search.queries, raw.search.rendered_content, raw.search.retrieval_queries,
+            tuple(statuses),
+        )  # fmt: skip
+    citations = get(candidate, "citation_metadata")
+    if citations is not None:
+        cited = RawAnswer("citation_metadata", "")
+        _read_citation_metadata(unwrap(citations), f"{prefix}citation_metadata.", cited)
+        raw.spans.extend(cited.spans)
+    return raw
+
+
+def _parts(parts: Sequence[object]) -> Iterator[RawPart]:
+    for i, part in enumerate(parts):
+        text = get(part, "text")
+        yield RawPart(i, text if isinstance(text, str) else None, get(part, "thought") is True)
