@@ -2,7 +2,7 @@
 ``--type``), or a recorded stream, an SSE recording or a JSON array of responses, merged
 into one response.
 
-A stream is merged into one response (``_streams.read.Merger``) and that response goes
+A stream is merged into one response (``_streams.gemini.Merger``) and that response goes
 through the same commands. What merging finds (an interrupted stream, merged
 duplicate citations) comes back as problems, which the command line shows as
 warnings. With ``render`` reading SSE from stdin while stdout is a terminal, the
@@ -121,8 +121,8 @@ def _merge(
     options: Options, chunks: Callable[[], Iterable[Item]], label: str, *, echo: bool = False
 ) -> tuple[object, list[Problem]]:
     from grounding_protos._exceptions import StreamError
+    from grounding_protos._streams.gemini import Merger
     from grounding_protos._streams.parse import Truncated
-    from grounding_protos._streams.read import Merger
 
     merger = Merger()
     shown = False

@@ -1,6 +1,8 @@
-"""Streams: recordings parsed into numbered chunks (``parse``), chunks merged into one
-response per vendor (``read`` for Gemini, ``answer`` for Discovery Engine), and the merged
-response read as a whole (``read``).
+"""Streams: recordings parsed into numbered chunks (``parse``), one merger per vendor
+that joins the chunks into that vendor's final response (``gemini``, ``answer`` for
+Discovery Engine), what the mergers share (``common``), and the entry points that take
+any stream input and read the merged response as a whole (``read``).
 
-Imports ``_citations.read``, the readers and the citation core; nothing above.
+Imports ``_citations.read``, the readers and the citation core; nothing above. A new
+vendor's stream is one more merger here, never a second reader.
 """
