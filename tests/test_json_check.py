@@ -1,4 +1,4 @@
-"""``_json_check.parses`` may only say True where json_format certainly parses:
+"""``_citations.json_check.parses`` may only say True where json_format certainly parses:
 checked against json_format on random JSON shaped like the schemas."""
 
 from __future__ import annotations

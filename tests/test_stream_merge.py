@@ -346,7 +346,7 @@ def test_a_metadata_dict_is_empty_when_every_value_is_blank(value: Json) -> None
 
 
 def _naive_key(item: object) -> tuple[str, ...]:
-    """The citation key written out with ``_access.get`` field by field."""
+    """The citation key written out with ``_core.access.get`` field by field."""
 
     def number(value: object) -> object:
         if isinstance(value, int) and not isinstance(value, bool):

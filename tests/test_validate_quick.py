@@ -1,4 +1,4 @@
-"""``validate``'s quick walk (``_quick_check``) against the exact checks it stands in for.
+"""``validate``'s quick walk (``_citations.quick_check``) against the exact checks it stands in for.
 
 The oracle is ``validate`` as it was before the quick walk, kept here: every exact
 check (``_required``, ``_scores``, ``_json_types``) run on every input. On random

@@ -1,6 +1,6 @@
 """``citations.resolve_urls`` and ``aresolve_urls``: grounding redirects to real pages.
 
-Only the signatures and checks live here; the network code is in ``_redirects``,
+Only the signatures and checks live here; the network code is in ``_net.redirects``,
 imported when one of these functions is called, and it needs httpx (the
 ``[resolve]`` extra). See ``docs/redirects.md``.
 """

@@ -3,7 +3,7 @@
 It runs the same reading and resolution as ``extract`` (collecting instead of
 raising), then checks the whole input tree: scores outside [0, 1], fields marked
 ``REQUIRED`` by ``google.api.field_behavior`` left unset, and (dicts) JSON values of
-the wrong type for the schema. One quick walk (``_quick_check``) first proves those
+the wrong type for the schema. One quick walk (``_citations.quick_check``) first proves those
 checks clean; the exact checks below, which spell the paths, run only where it is
 not sure, so their results are the same either way.
 """

@@ -1,7 +1,7 @@
 """The proto3 JSON codec: json_format's results through per-type compiled plans.
 
 Each public function looks up the plan for (message class, options) in a dict, and
-builds it on first use (``_codec_plan``). What a plan does not cover goes to
+builds it on first use (``_codec.plan``). What a plan does not cover goes to
 json_format itself. When a plan meets a problem while parsing, json_format is run
 on the same input and has the last word: its error is raised as
 :class:`~grounding_protos.JSONParseError` (with the JSON path the plan found), and

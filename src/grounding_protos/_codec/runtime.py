@@ -1,11 +1,11 @@
 """What the generated JSON plans call at run time, and what json_format does per version.
 
-The plans (see ``_codec_plan``) handle the common shapes inline; the helpers here
+The plans (see ``_codec.plan``) handle the common shapes inline; the helpers here
 handle the rest: well-known types (Struct, Value, ListValue), scalars in unusual
 spellings, and failures. Rare inputs are converted by json_format's own scalar
 converter, so they behave exactly as on the installed protobuf runtime.
 
-A plan that meets a problem raises :class:`Fail`; ``_codec`` then re-runs
+A plan that meets a problem raises :class:`Fail`; ``_codec.codec`` then re-runs
 json_format, which has the last word (see ``_codec.from_dict``).
 """
 

@@ -1,6 +1,6 @@
 """Raw span records: what a reader found in an input, values unchecked.
 
-Every reader (one per input shape) produces a :class:`RawAnswer`; ``_resolve``
+Every reader (one per input shape) produces a :class:`RawAnswer`; ``_core.resolve``
 checks and converts its values, so ``read`` and ``validate`` share every check.
 """
 

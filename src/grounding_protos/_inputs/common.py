@@ -1,4 +1,4 @@
-"""Small structural tests shared by the readers of ``_inputs*``.
+"""Small structural tests shared by the readers of ``_inputs``.
 
 A reader decides from structure that only its shape has; these say what a value
 is (a record with fields, a list, a string) across dicts, messages and SDK objects.
@@ -61,7 +61,7 @@ def string(obj: object, name: str) -> str | None:
 
 def integer_plus_one(value: object) -> object:
     """An inclusive end offset made exclusive; a value that is not an integer unchanged
-    (``_resolve`` reports it)."""
+    (``_core.resolve`` reports it)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value + 1
     if isinstance(value, str) and value.isascii() and value.isdecimal() and len(value) < 20:
