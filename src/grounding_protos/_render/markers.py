@@ -6,9 +6,10 @@ places a marker: overlapping, nested, duplicate, empty and unsorted spans need n
 special case. Sources are numbered by first appearance in text order.
 
 How it is fast: every citation's byte offsets are converted in one bulk pass
-(:meth:`TextIndex.convert_spans`), the cited spans are sorted once by end, and the
-output is one join of text slices and markers: O(n + k log k) for a text of n
-characters and k citations. No prefix is ever re-encoded.
+(:meth:`~grounding_protos.offsets.TextIndex.convert_spans`), the cited spans are
+sorted once by end, and the output is one join of text slices and markers:
+O(n + k log k) for a text of n characters and k citations. No prefix is ever
+re-encoded.
 
 This module works on :class:`Citation`, :class:`Source` and ``str`` only; it must
 never import protobuf.
@@ -91,7 +92,7 @@ def render(
     Offsets are strict: one that is out of range or splits a character, or a reversed
     span, raises :class:`OffsetError` naming the citation's ``path`` (or
     ``citations[i]``). ``snap`` (``"floor"``, ``"ceil"``, ``"outward"``) and ``clamp``
-    allow leniency as in :meth:`TextIndex.to_char_span`.
+    allow leniency as in :meth:`~grounding_protos.offsets.TextIndex.to_char_span`.
 
     >>> from grounding_protos._core.model import Citation, SearchInfo, Source
     >>> dom, wiki = Source(uri="https://dom.example", title="Dom"), Source(title="Wiki")
