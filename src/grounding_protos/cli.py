@@ -13,6 +13,8 @@ usage or input that cannot be read or decoded. Errors are one line on stderr,
 command line can be run in-process.
 """
 
+from grounding_protos._cli.main import PROG as PROG
+from grounding_protos._cli.main import build_parser as build_parser
 from grounding_protos._cli.main import main
 
 __all__ = ["main"]
