@@ -4,7 +4,7 @@ All of them derive from :class:`GroundingProtosError`; each also derives from th
 builtin a caller would expect (``ValueError``, ``LookupError``), so existing
 ``except`` clauses keep working. This module imports nothing from protobuf, so that
 ``grounding_protos.offsets`` stays protobuf-free; the errors that must also be
-protobuf exceptions live in ``_proto.errors``.
+protobuf exceptions live in ``_proto/errors.py``.
 """
 
 from __future__ import annotations
