@@ -6,8 +6,8 @@
 #          that protobuf, and a googleapis-common-protos that installs beside it;
 #   smoke  the core checks only (pytest -m smoke), with nothing but pytest and
 #          hypothesis beside the wheel: for runtimes the extras no longer support.
-# Pythons come from pyenv where present (else python3). Exit status is non-zero if
-# any cell fails.
+# Pythons come from pyenv where present (else python3.X on PATH); a cell whose Python
+# is missing fails. Exit status is non-zero if any cell fails.
 #
 #   bash scripts/runtime_matrix.sh                          # the default matrix
 #   bash scripts/runtime_matrix.sh "3.12:protobuf==5.29.6:smoke"   # chosen cells
@@ -18,19 +18,25 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 CELLS=("$@")
 if [ ${#CELLS[@]} -eq 0 ]; then
-  CELLS=(
-    "3.10:protobuf==5.26.1:smoke"   # the oldest supported runtime, oldest Python
-    "3.12:protobuf>=5.29,<6:full"   # newest 5.x
-    "3.11:protobuf>=6.33,<7:full"   # newest 6.x
-    "3.13:protobuf>=7,<8:full"      # newest 7.x, newest Python
-  )
+  # Every runtime on the oldest and on the newest promised Python (the classifiers).
+  mapfile -t PYTHONS < <(python3 "$ROOT/scripts/python_versions.py")
+  [ ${#PYTHONS[@]} -gt 0 ] || exit 1
+  for minor in "${PYTHONS[0]}" "${PYTHONS[-1]}"; do
+    CELLS+=(
+      "$minor:protobuf==5.26.1:smoke"   # the oldest supported runtime
+      "$minor:protobuf>=5.29,<6:full"   # newest 5.x
+      "$minor:protobuf>=6.33,<7:full"   # newest 6.x
+      "$minor:protobuf>=7,<8:full"      # newest 7.x
+    )
+  done
 fi
 
-# A given Python minor from pyenv if present, else the default python3.
+# A given Python minor: pyenv's newest patch release, else python3.X on PATH.
 python_for() {
   local minor="$1" found
-  found="$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$minor".*/bin/python3 2>/dev/null | sort -V | tail -1 || true)"
-  if [ -n "$found" ]; then echo "$found"; else command -v python3; fi
+  found="$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$minor".*/bin/python3 2>/dev/null \
+    | sort -V | tail -1 || true)"
+  if [ -n "$found" ]; then echo "$found"; else command -v "python$minor" || true; fi
 }
 
 echo "== building one wheel"
@@ -42,26 +48,41 @@ summary=()
 for cell in "${CELLS[@]}"; do
   IFS=: read -r minor spec suite <<<"$cell"
   py="$(python_for "$minor")"
+  if [ -z "$py" ]; then
+    echo "== $cell: no Python $minor on this machine"
+    summary+=("FAIL  python $minor not on this machine  [$spec, $suite]")
+    failed=1
+    continue
+  fi
+  start=$SECONDS
   venv="$WORK/venv-$(echo "$cell" | tr -c 'a-zA-Z0-9' '_')"
   "$py" -m venv "$venv"
   if [ "$suite" = full ]; then
-    "$venv/bin/python" -m pip install -q "$spec" "${WHEEL}[test]"
+    install=("$spec" "${WHEEL}[test]")
     selection=(-m "not slow")
   else
-    "$venv/bin/python" -m pip install -q "$spec" "$WHEEL" pytest hypothesis
+    install=("$spec" "$WHEEL" pytest hypothesis)
     selection=(-m smoke tests)
+  fi
+  if ! "$venv/bin/python" -m pip install -q "${install[@]}"; then
+    echo "== $cell: pip install failed"
+    summary+=("FAIL  python $minor, $spec  [$suite]  pip install failed")
+    failed=1
+    continue
   fi
   label="$("$venv/bin/python" -c 'import sys, google.protobuf as p; from google.protobuf.internal import api_implementation as a; print(f"python {sys.version.split()[0]}, protobuf {p.__version__} ({a.Type()})")')"
   echo "== $label, $suite"
   # Run from the checkout (tests import tests.* and build_protos), against the wheel:
   # src/ is not on sys.path, and -p no:cacheprovider leaves the tree as it was.
-  if (cd "$ROOT" && "$venv/bin/python" -m pytest "${selection[@]}" -q -p no:cacheprovider \
-        --ignore=src --override-ini="addopts=--strict-markers -ra"); then
-    summary+=("PASS  $label  [$suite]")
-  else
-    summary+=("FAIL  $label  [$suite]")
-    failed=1
-  fi
+  rc=0
+  (cd "$ROOT" && "$venv/bin/python" -m pytest "${selection[@]}" -q -p no:cacheprovider \
+    --ignore=src --override-ini="addopts=--strict-markers -ra") || rc=$?
+  took="$((SECONDS - start))s"
+  case $rc in
+    0) summary+=("PASS  $label  [$suite, $took]") ;;
+    5) summary+=("FAIL  $label  [$suite, $took]  pytest exit 5: no tests ran"); failed=1 ;;
+    *) summary+=("FAIL  $label  [$suite, $took]  pytest exit $rc"); failed=1 ;;
+  esac
 done
 echo "== runtime matrix"
 printf '%s\n' "${summary[@]}"

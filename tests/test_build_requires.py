@@ -13,17 +13,13 @@ from __future__ import annotations
 import ast
 import itertools
 import sys
+import tomllib
 from importlib import metadata
 from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:
-    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD_FILES = ["build_protos.py", "hatch_build.py"]

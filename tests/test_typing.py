@@ -15,7 +15,7 @@ def _mypy(path: Path) -> subprocess.CompletedProcess[str]:
     pytest.importorskip("mypy", reason="mypy is a test extra")
     return subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--config-file=",
-         "--python-version=3.10", str(path)],
+         "--python-version=3.11", str(path)],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
 

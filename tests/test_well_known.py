@@ -16,7 +16,7 @@ from grounding_protos.well_known import ListValue, Struct, Timestamp, struct, ti
 pytestmark = pytest.mark.smoke
 
 NATIVE = tuple(int(p) for p in protobuf_version.split(".")[:2]) >= (5, 28)
-WHEN = datetime.datetime(2025, 3, 4, 5, 6, 7, 890000, tzinfo=datetime.timezone.utc)
+WHEN = datetime.datetime(2025, 3, 4, 5, 6, 7, 890000, tzinfo=datetime.UTC)
 Info = Answer.Reference.StructuredDocumentInfo
 
 
@@ -31,7 +31,7 @@ def test_fields_hold_the_pool_own_classes() -> None:
 
 def test_helpers_work_on_every_runtime() -> None:
     answer = Answer(create_time=timestamp(WHEN))
-    assert answer.create_time.ToDatetime(tzinfo=datetime.timezone.utc) == WHEN
+    assert answer.create_time.ToDatetime(tzinfo=datetime.UTC) == WHEN
     assert answer.create_time.ToJsonString() == "2025-03-04T05:06:07.890Z"
     info = Info(struct_data=struct({"n": 1.5, "tags": ["x", None], "o": {"k": True}}))
     inner, tags = info.struct_data["o"], info.struct_data["tags"]

@@ -41,7 +41,7 @@ def build_answer() -> Answer:
         state=state,
         citations=[citation],
         references=[Answer.Reference(unstructured_document_info=info)],
-        create_time=timestamp(datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc)),
+        create_time=timestamp(datetime.datetime(2025, 1, 1, tzinfo=datetime.UTC)),
         safety_ratings=[
             SafetyRating(
                 category=HarmCategory.HARM_CATEGORY_HARASSMENT,
@@ -71,7 +71,7 @@ def plain_values() -> Answer:
     """protobuf >= 5.28 converts datetime and dict; the stubs accept them too."""
     info = Answer.Reference.StructuredDocumentInfo(struct_data={"year": 2025, "tags": ["a"]})
     return Answer(
-        create_time=datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc),
+        create_time=datetime.datetime(2025, 1, 1, tzinfo=datetime.UTC),
         references=[Answer.Reference(structured_document_info=info)],
     )
 

@@ -434,7 +434,7 @@ async def _ask(
                 status, location = await asyncio.wait_for(
                     _request(client, "GET", url, options.timeout), options.timeout
                 )
-        except (asyncio.TimeoutError, httpx.TimeoutException):
+        except (TimeoutError, httpx.TimeoutException):
             return _failed("redirect-timeout", f"no answer within {options.timeout:g} s")
         except httpx.InvalidURL as exc:
             return _failed("redirect-invalid-url", f"not a valid URL: {exc}")
