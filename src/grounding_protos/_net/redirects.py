@@ -35,7 +35,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 from urllib.parse import SplitResult, urljoin, urlsplit
 
-from grounding_protos._core.model import REDIRECT_HOSTS, Citation, Grounded, Problem, Source
+from grounding_protos._core.model import (
+    REDIRECT_HOSTS,
+    Grounded,
+    Problem,
+    Source,
+    replace_citation,
+)
 from grounding_protos._exceptions import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -281,8 +287,8 @@ def rebuild(
     def swap(sources: Iterable[Source]) -> tuple[Source, ...]:
         return tuple(new.get(s, s) for s in sources)
 
-    citations = [
-        _replace(c, sources=swap(c.sources)) if any(s in new for s in c.sources) else c
+    citations = [  # replace_citation keeps each citation's text shared with the answer
+        replace_citation(c, sources=swap(c.sources)) if any(s in new for s in c.sources) else c
         for c in grounded.citations
     ]
     return dataclasses.replace(
@@ -314,7 +320,7 @@ def _host(url: str) -> str | None:
     return parts.hostname if parts is not None else None
 
 
-_Record = TypeVar("_Record", Source, Citation)
+_Record = TypeVar("_Record", bound=Source)
 
 
 _Layout = tuple[Callable[[Any], tuple[Any, ...]], dict[str, int]]
@@ -332,8 +338,8 @@ def _layout(cls: type) -> _Layout:
 
 
 def _replace(record: _Record, **changes: Any) -> _Record:
-    """``dataclasses.replace`` for a Source or a Citation (every field an ``__init__``
-    argument, in order), about 4x faster: an answer can have thousands of sources."""
+    """``dataclasses.replace`` for a Source (every field an ``__init__`` argument, in
+    order), about 4x faster: an answer can have thousands of sources."""
     get, index = _layout(type(record))
     values = list(get(record))
     for name, value in changes.items():
