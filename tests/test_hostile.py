@@ -4,9 +4,22 @@ oracles are computed here by hand."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
+import os
+import shlex
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from grounding_protos import validate
 from grounding_protos.citations import read
+from grounding_protos.cli import main
 
 # multi-script pieces, astral characters before the citations
 PIECES = [
@@ -47,3 +60,179 @@ def test_many_text_parts_are_placed_by_their_part_index() -> None:
         expected.append((offset + len(text) // 2, offset + len(text), text[len(text) // 2 :]))
         offset += len(text)
     assert [(c.char_start, c.char_end, c.text) for c in grounded.citations] == expected
+
+
+# --- Error messages quote a bounded excerpt of the input -------------------------------
+
+HUGE = "Ж" * 2_000_000  # two million characters: a message quoting it whole is 2 MB
+BOUND = 1_500  # a message may quote several values, each cut at 200 characters
+
+
+def _gemini(segment: dict[str, Any], indices: object = (0,), **chunk: Any) -> dict[str, Any]:
+    return {"candidates": [{
+        "content": {"parts": [{"text": "Grüße 👍🏽 aus Köln."}]},
+        "groundingMetadata": {
+            "groundingChunks": [{"web": {"uri": "https://k.example", "title": "K", **chunk}}],
+            "groundingSupports": [{"segment": segment, "groundingChunkIndices": indices}],
+        },
+    }]}  # fmt: skip
+
+
+HOSTILE_SPANS: dict[str, dict[str, Any]] = {
+    "huge string startIndex": _gemini({"startIndex": HUGE, "endIndex": 3}),
+    "huge digit string": _gemini({"startIndex": "7" * 1_000_000, "endIndex": 3}),
+    "huge dict startIndex": _gemini({"startIndex": {HUGE: HUGE}, "endIndex": 3}),
+    "long list startIndex": _gemini({"startIndex": list(range(100_000)), "endIndex": 3}),
+    "huge int endIndex": _gemini({"startIndex": 0, "endIndex": 10**4000}),
+    "huge chunk index": _gemini({"startIndex": 0, "endIndex": 3}, [HUGE]),
+    "huge digit chunk index": _gemini({"startIndex": 0, "endIndex": 3}, ["9" * 1_000_000]),
+    "huge segment text": _gemini({"startIndex": 0, "endIndex": 3, "text": HUGE}),
+}
+
+
+def _messages(call: Any) -> list[str]:
+    """The messages of the problems ``call`` returns, or of what it raises."""
+    from grounding_protos import GroundingProtosError
+
+    try:
+        result = call()
+    except GroundingProtosError as exc:
+        return [str(exc)]
+    problems = result if isinstance(result, list) else result.problems
+    return [str(p) for p in problems]
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_SPANS))
+def test_read_and_validate_quote_bounded_excerpts(name: str) -> None:
+    data = HOSTILE_SPANS[name]
+    for call in (
+        lambda: read(data, errors="strict"),
+        lambda: read(data, errors="skip"),
+        lambda: validate(data),
+    ):
+        messages = _messages(call)
+        assert messages, name
+        for message in messages:
+            assert len(message) < BOUND, (name, message[:300])
+
+
+def test_codec_errors_quote_bounded_excerpts() -> None:
+    from grounding_protos import JSONParseError, codec
+    from grounding_protos.discoveryengine_v1 import Answer
+
+    for data in (
+        {"answerText": HUGE, "citations": HUGE},
+        {"citations": [{"startIndex": HUGE}]},
+        {"citations": [{"startIndex": [HUGE]}]},
+        {HUGE: 1},
+        {"citations": {HUGE: HUGE}},
+        {"answerText": {"k": HUGE}},
+    ):
+        with pytest.raises(JSONParseError) as info:
+            codec.from_dict(Answer, data)
+        assert len(str(info.value)) < BOUND, str(info.value)[:300]
+
+
+def test_stream_errors_quote_bounded_excerpts() -> None:
+    from grounding_protos import StreamError
+    from grounding_protos.citations import read_stream
+
+    big = json.dumps({"error": {"code": 429, "message": HUGE}})
+    for stream in (
+        f"event: error\ndata: {big}\n\n",
+        f"data: {big}\n\n",
+        f"event: error\ndata: {json.dumps(HUGE)}\n\n",
+        f"data: {json.dumps({HUGE: 1})}\n\n",
+        f"event: {HUGE}\ndata: {{}}\n\n",
+    ):
+        with pytest.raises(StreamError) as info:
+            read_stream(stream)
+        assert len(str(info.value)) < BOUND, str(info.value)[:300]
+
+
+def test_the_cli_writes_bounded_error_lines(tmp_path: Path) -> None:
+    """``inspect`` and ``validate`` of a 2-million-character ``startIndex``: each line
+    of their output and of stderr stays short."""
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(HOSTILE_SPANS["huge string startIndex"]), encoding="utf-8")
+    for command in ("inspect", "validate", "render"):
+        out, err = io.BytesIO(), io.StringIO()
+        with contextlib.redirect_stderr(err), _stdout(out):
+            main([command, str(path)])
+        for line in [*out.getvalue().decode("utf-8").splitlines(), *err.getvalue().splitlines()]:
+            assert len(line) < BOUND, (command, line[:300])
+        assert len(out.getvalue()) + len(err.getvalue()) < 20_000, command
+
+
+@contextlib.contextmanager
+def _stdout(buffer: io.BytesIO) -> Iterator[None]:
+    old = sys.stdout
+    sys.stdout = io.TextIOWrapper(buffer, encoding="utf-8", write_through=True)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stdout.detach()
+        sys.stdout = old
+
+
+# --- Write failures -----------------------------------------------------------------------
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "gemini_response.json"
+FULL = Path("/dev/full")
+
+
+def _run(*argv: str, **kwargs: Any) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    return subprocess.run(
+        [sys.executable, "-m", "grounding_protos", *argv],
+        capture_output="stdout" not in kwargs, env=env, timeout=120, check=False, **kwargs,
+    )  # fmt: skip
+
+
+@pytest.mark.skipif(not FULL.exists(), reason="no /dev/full")
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["render", str(EXAMPLE), "-o", str(FULL)],
+        ["inspect", str(EXAMPLE), "--json", "-o", str(FULL)],
+        ["render", "--jsonl", "-o", str(FULL)],
+        ["validate", "--jsonl", "--errors", str(FULL)],
+    ],
+)
+def test_a_full_disk_is_a_one_line_error(argv: list[str]) -> None:
+    line = json.dumps(json.loads(EXAMPLE.read_text(encoding="utf-8"))) + "\n" + "[]\n"
+    done = _run(*argv, input=line.encode("utf-8"))
+    err = done.stderr.decode("utf-8")
+    assert done.returncode == 2, err
+    assert err.splitlines()[-1] == (
+        "grounding-protos: error: cannot write '/dev/full': No space left on device"
+    ), err
+    assert "internal error" not in err and "Traceback" not in err
+
+
+@pytest.mark.skipif(not FULL.exists(), reason="no /dev/full")
+def test_stdout_on_a_full_disk_is_a_one_line_error() -> None:
+    with FULL.open("wb") as full:
+        done = _run("render", str(EXAMPLE), stdout=full, stderr=subprocess.PIPE)
+    assert done.returncode == 2
+    assert done.stderr.decode("utf-8") == (
+        "grounding-protos: error: cannot write '<stdout>': No space left on device\n"
+    )
+
+
+@pytest.mark.skipif(os.name != "posix", reason="closes descriptor 1 with a POSIX shell")
+@pytest.mark.parametrize("argv", [["render", str(EXAMPLE)], ["types"], ["render", "--jsonl"]])
+def test_a_closed_stdout_is_a_one_line_error(argv: list[str]) -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    command = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "grounding_protos", *argv])
+    done = subprocess.run(
+        ["sh", "-c", f"{command} >&- < {shlex.quote(str(EXAMPLE))}"],
+        capture_output=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+    err = done.stderr.decode("utf-8")
+    assert done.returncode == 2, err
+    assert err.splitlines()[-1] == (  # a batch says first what its lines hold
+        "grounding-protos: error: cannot write '<stdout>': stdout is closed; use -o FILE"
+    ), err
+    assert "internal error" not in err and "Traceback" not in err

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
 import os
 import re
 import sys
+from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any, Final, Literal, Protocol
 
 if TYPE_CHECKING:
@@ -270,39 +272,49 @@ class Output:
     def open(self) -> ByteSink:
         if self._stream is None:
             if self.path is None:
-                sys.stdout.flush()
-                buffer = getattr(sys.stdout, "buffer", None)
-                self._stream = buffer if buffer is not None else _TextSink(sys.stdout)
+                stdout = sys.stdout
+                if stdout is None:  # started with stdout closed (``>&-``)
+                    raise Failure("cannot write '<stdout>': stdout is closed; use -o FILE")
+                with self._failing():
+                    stdout.flush()
+                buffer = getattr(stdout, "buffer", None)
+                self._stream = buffer if buffer is not None else _TextSink(stdout)
             else:
-                try:
+                with self._failing():
                     self._stream = open(self.path, "wb")  # noqa: SIM115 - closed by close()
-                except OSError as exc:
-                    raise Failure(f"cannot write {self.path!r}: {exc.strerror or exc}") from exc
         return self._stream
 
     def write(self, data: bytes) -> None:
         stream = self.open()
-        try:
+        with self._failing():
             stream.write(data)
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise Failure(
-                f"cannot write {self.path or '<stdout>'!r}: {exc.strerror or exc}"
-            ) from exc
 
     def flush(self) -> None:
         if self._stream is not None:
-            self._stream.flush()
+            with self._failing():
+                self._stream.flush()
 
     def close(self) -> None:
         if self._stream is not None:
-            try:
-                self._stream.flush()
-            finally:
-                if self.path is not None:
-                    self._stream.close()
-                self._stream = None
+            stream, self._stream = self._stream, None
+            with self._failing():  # a full disk shows here, when the buffer is written
+                try:
+                    stream.flush()
+                finally:
+                    if self.path is not None:
+                        stream.close()
+
+    @contextlib.contextmanager
+    def _failing(self) -> Iterator[None]:
+        """An ``OSError`` of writing (a full disk, a closed descriptor) as a one-line
+        :class:`Failure`; a broken pipe goes on up (``main`` stops quietly on it)."""
+        try:
+            yield
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as exc:  # ValueError: I/O on a closed file
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise Failure(f"cannot write {self.path or '<stdout>'!r}: {reason}") from exc
 
 
 class _TextSink:

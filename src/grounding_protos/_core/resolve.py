@@ -22,7 +22,8 @@ from grounding_protos._exceptions import (
     OffsetError,
     TextEncodingError,
 )
-from grounding_protos._offsets import PartMap, Snap, SpanSnap, TextIndex, Unit, shown
+from grounding_protos._offsets import PartMap, Snap, SpanSnap, TextIndex, Unit
+from grounding_protos._quote import excerpt, shown
 
 Mode = Literal["strict", "repair", "skip", "collect"]
 Hint = tuple[int, int, int, int] | None
@@ -427,8 +428,8 @@ class _Resolver:
         if not 0 <= number < size:
             self.report(
                 f"{code}-out-of-range",
-                f"{noun} {value if isinstance(value, str) else shown(number)} is out of range: "
-                f"{table} has {size} entries",
+                f"{noun} {excerpt(value) if isinstance(value, str) else shown(number)} is out of "
+                f"range: {table} has {size} entries",
                 span.ref_at(j),
             )
             return None

@@ -47,6 +47,7 @@ from grounding_protos._exceptions import (
     ArgumentValueError,
     MissingDependencyError,
 )
+from grounding_protos._quote import excerpt, shown
 
 if TYPE_CHECKING:
     import httpx
@@ -274,7 +275,9 @@ def rebuild(
             )
         elif outcome.code:
             problems.append(
-                Problem(outcome.code, f"{source.uri}: {outcome.message}", f"{place}.uri")
+                Problem(
+                    outcome.code, f"{excerpt(source.uri or '')}: {outcome.message}", f"{place}.uri"
+                )
             )
     if not new:
         return dataclasses.replace(
@@ -414,12 +417,16 @@ async def _follow(url: str, options: Settings, ask: Callable[[str], Awaitable[Ou
         if target in seen:
             return _failed(
                 "redirect-loop",
-                f"redirects back to {target}" if target == url else f"loops at {target}",
+                f"redirects back to {excerpt(target)}"
+                if target == url
+                else f"loops at {excerpt(target)}",
             )
         if not options.is_redirect(target):
             return outcome
         if _has_userinfo(target):
-            return _failed("redirect-credentials", f"redirects to {target} with a user name")
+            return _failed(
+                "redirect-credentials", f"redirects to {excerpt(target)} with a user name"
+            )
         seen.add(target)
         current = target
     return _failed("redirect-too-many", f"still a redirect after {MAX_HOPS} requests")
@@ -480,7 +487,7 @@ def _read_answer(url: str, status: int, location: str | None, options: Settings)
             )
         if _BAD_LOCATION.search(location):
             return _failed(
-                "redirect-bad-location", f"Location {location!r} holds whitespace or controls"
+                "redirect-bad-location", f"Location {shown(location)} holds whitespace or controls"
             )
         # An absolute Location stands alone (urljoin would take "http:///x" for a
         # path on the request's host); a relative one is read against the request.

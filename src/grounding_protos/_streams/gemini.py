@@ -26,6 +26,7 @@ from grounding_protos._core import access as _access
 from grounding_protos._core.access import get, items, unwrap
 from grounding_protos._core.model import Grounded, Problem
 from grounding_protos._exceptions import CitationError, OffsetError, StreamError
+from grounding_protos._quote import excerpt, shown
 from grounding_protos._streams.common import ReadOptions, text_line
 from grounding_protos._streams.parse import (
     Chunk,
@@ -422,7 +423,7 @@ def response_chunk(number: int, chunk: object) -> object:
                 f"the stream reports an error: {error_text(chunk['error'])}", event=number
             )
         if chunk and not any(get(chunk, n) is not None for n in _RESPONSE_FIELDS):
-            keys = ", ".join(sorted(map(str, chunk))[:6])
+            keys = ", ".join(excerpt(k, 40) for k in sorted(map(str, chunk))[:6])
             raise StreamError(
                 f"not a generateContent response chunk: a JSON object with keys {{{keys}}}",
                 event=number,
@@ -545,7 +546,9 @@ class Merger:
                 raw_index = get(candidate, "index")
             index = position if raw_index is None else integer(raw_index)
             if index is None or index < 0:
-                raise StreamError(f"candidate index {raw_index!r} is not a number", event=number)
+                raise StreamError(
+                    f"candidate index {shown(raw_index)} is not a number", event=number
+                )
             state = states.get(index)
             if state is None:
                 state = states[index] = Candidate(index, self.track)
