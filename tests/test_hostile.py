@@ -236,3 +236,116 @@ def test_a_closed_stdout_is_a_one_line_error(argv: list[str]) -> None:
         "grounding-protos: error: cannot write '<stdout>': stdout is closed; use -o FILE"
     ), err
     assert "internal error" not in err and "Traceback" not in err
+
+
+# --- Deep nesting: typed errors with a path, never RecursionError --------------------------
+
+
+def _nested(depth: int, kind: str) -> object:
+    value: object = 1
+    for _ in range(depth):
+        value = {"a": value} if kind == "dict" else [value]
+    return value
+
+
+@pytest.mark.parametrize("kind", ["dict", "list"])
+def test_a_deeply_nested_start_index_is_a_typed_error_with_its_path(kind: str) -> None:
+    from grounding_protos import CitationError
+    from grounding_protos.citations import read_stream
+
+    deep = _nested(50_000, kind)
+    data = _gemini({"startIndex": deep, "endIndex": 3})
+    with pytest.raises(CitationError) as info:
+        read(data)
+    assert (
+        info.value.path
+        == "candidates[0].grounding_metadata.grounding_supports[0].segment.start_index"
+    )
+    assert info.value.code == "not-an-integer"
+    codes = {p.code for p in validate(data)}
+    assert codes and codes <= {"not-an-integer", "invalid-json-value"}, codes
+    meta = {"citations": [{"startIndex": deep}]}
+    cited = {"candidates": [{"content": {"parts": [{"text": "Köln"}]}, "finishReason": "STOP",
+                             "citationMetadata": meta}]}  # fmt: skip
+    with pytest.raises(CitationError) as info:
+        read_stream([cited, cited])
+    assert info.value.code == "not-an-integer"
+
+
+def _answer_events(struct_data: object) -> list[dict[str, Any]]:
+    return [
+        {"answer": {"state": "STREAMING", "answerText": "Köln liegt am Rhein. "}},
+        {"answer": {
+            "state": "SUCCEEDED", "answerText": "東京は首都です。😀",
+            "citations": [{"startIndex": "22", "endIndex": "46",
+                           "sources": [{"referenceId": "0"}]}],
+            "references": [{"structuredDocumentInfo": {
+                "document": "d/1", "title": "Tokyo", "uri": "https://t.example",
+                "structData": struct_data,
+            }}],
+        }},
+    ]  # fmt: skip
+
+
+def test_deep_struct_data_in_a_streamed_answer_reads_and_validates_with_a_path() -> None:
+    """600 levels of ``structData`` in a 3 KB ``:streamAnswer`` event."""
+    from grounding_protos.citations import read_stream
+
+    events = _answer_events(_nested(600, "dict"))
+    sse = "".join(f"data: {json.dumps(e, ensure_ascii=False)}\n\n" for e in events)
+    assert len(sse.encode("utf-8")) < 5_000
+    grounded = read_stream(sse)
+    assert [c.text for c in grounded.citations] == ["東京は首都です。"]
+    assert not grounded.problems
+    problems = validate({"answer": {**events[1]["answer"], "answerText": grounded.text}})
+    assert [p.code for p in problems] == ["invalid-json-value"]
+    assert "structData.a.a" in problems[0].message and "too deep" in problems[0].message
+
+
+# --- The CLI reads recorded Discovery Engine streams ---------------------------------------
+
+
+@pytest.mark.parametrize("form", ["sse", "json-array", "jsonl"])
+def test_the_cli_reads_a_recorded_stream_answer(form: str, tmp_path: Path) -> None:
+    from grounding_protos.citations import render as render_text
+    from grounding_protos.citations import source_list
+
+    events = _answer_events({"k": "v"})
+    if form == "sse":
+        body = "".join(f"data: {json.dumps(e, ensure_ascii=False)}\n\n" for e in events)
+    elif form == "json-array":
+        body = json.dumps(events, ensure_ascii=False, indent=1)
+    else:
+        body = json.dumps(events, ensure_ascii=False) + "\n"
+    path = tmp_path / "answer.rec"
+    path.write_text(body, encoding="utf-8")
+    # the oracle: the same answer, not streamed, written out by hand
+    whole = {**events[1]["answer"], "answerText": "Köln liegt am Rhein. 東京は首都です。😀"}
+    grounded = read(whole)
+    assert [c.text for c in grounded.citations] == ["東京は首都です。"]
+    marked = render_text(grounded.text or "", grounded.citations)
+    listed = source_list(grounded.text or "", grounded.citations, uncited=grounded.uncited_sources)
+    out, err = io.BytesIO(), io.StringIO()
+    argv = ["render", str(path)] + (["--jsonl"] if form == "jsonl" else [])
+    with contextlib.redirect_stderr(err), _stdout(out):
+        code = main(argv)
+    assert code == 0, err.getvalue()
+    text = out.getvalue().decode("utf-8")
+    if form == "jsonl":
+        record = json.loads(text)
+        assert record["ok"] is True, record
+        text = record["output"]
+    assert text.startswith(marked) and text.rstrip().endswith(listed.strip())
+    with contextlib.redirect_stderr(err), _stdout(out):
+        assert main(["inspect", str(path)]) == 0  # a one-line array is a stream too
+
+
+def test_the_cli_says_an_interrupted_stream_answer_is_incomplete(tmp_path: Path) -> None:
+    path = tmp_path / "cut.sse"
+    path.write_text(f"data: {json.dumps(_answer_events({})[0])}\n\n", encoding="utf-8")
+    out, err = io.BytesIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), _stdout(out):
+        code = main(["render", str(path)])
+    assert code == 1
+    assert "stream-incomplete" in err.getvalue() or "state STREAMING" in err.getvalue()
+    assert out.getvalue().decode("utf-8").startswith("Köln liegt am Rhein.")

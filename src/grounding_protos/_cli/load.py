@@ -2,15 +2,18 @@
 ``--type``), or a recorded stream, an SSE recording or a JSON array of responses, merged
 into one response.
 
-A stream is merged into one response (``_streams.gemini.Merger``) and that response goes
-through the same commands. What merging finds (an interrupted stream, merged
-duplicate citations) comes back as problems, which the command line shows as
-warnings. With ``render`` reading SSE from stdin while stdout is a terminal, the
-answer text is written as it arrives, before the final rendering.
+A stream is merged into one response (``_streams.gemini.Merger`` for Gemini,
+``_streams.read.merge_answer_stream`` for a Discovery Engine ``:streamAnswer``, as
+``read_stream`` tells them apart) and that response goes through the same commands.
+What merging finds (an interrupted stream, merged duplicate citations) comes back as
+problems, which the command line shows as warnings. With ``render`` reading SSE from
+stdin while stdout is a terminal, the answer text is written as it arrives, before the
+final rendering.
 """
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Callable, Iterable
 from typing import IO, TYPE_CHECKING, Final
@@ -123,11 +126,20 @@ def _merge(
     from grounding_protos._exceptions import StreamError
     from grounding_protos._streams.gemini import Merger
     from grounding_protos._streams.parse import Truncated
+    from grounding_protos._streams.read import _is_answer_chunk, merge_answer_stream
 
     merger = Merger()
     shown = False
     try:
-        for item in chunks():
+        events = iter(chunks())
+        first = next(events, None)
+        if first is None:
+            raise Failure(at(label, "the stream holds no response: 0 events"))
+        events = itertools.chain([first], events)
+        if not isinstance(first, Truncated) and _is_answer_chunk(first.value):
+            # a Discovery Engine :streamAnswer recording, merged as read_stream does
+            return merge_answer_stream(events)
+        for item in events:
             if isinstance(item, Truncated):
                 merger.truncated(item)
                 break
