@@ -349,3 +349,61 @@ def test_the_cli_says_an_interrupted_stream_answer_is_incomplete(tmp_path: Path)
     assert code == 1
     assert "stream-incomplete" in err.getvalue() or "state STREAMING" in err.getvalue()
     assert out.getvalue().decode("utf-8").startswith("Köln liegt am Rhein.")
+
+
+# --- --workers: never more processes than CPUs or lines -------------------------------------
+
+
+def _line() -> bytes:
+    return json.dumps(json.loads(EXAMPLE.read_text(encoding="utf-8"))).encode() + b"\n"
+
+
+@pytest.mark.parametrize(
+    ("requested", "lines", "cap", "started", "note"),
+    [
+        ("200", 1, 8, None, True),  # one line: in-process, no pool at all
+        ("100000", 3, 8, 3, True),  # clamped to the CPUs, then to the lines
+        ("0", 20, 4, 4, False),  # one per CPU
+        ("3", 20, 4, 3, False),
+        ("2", 1, 4, None, False),
+    ],
+)
+def test_workers_are_capped_by_the_cpus_and_the_lines(
+    requested: str, lines: int, cap: int, started: int | None, note: bool,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    from concurrent.futures import ThreadPoolExecutor
+
+    from grounding_protos._cli import batch
+    from grounding_protos._cli.commands import process_line
+
+    pools: list[int] = []
+
+    def pool(max_workers: int, **_: Any) -> ThreadPoolExecutor:
+        pools.append(max_workers)
+        return ThreadPoolExecutor(max_workers)  # threads: the count is what is tested
+
+    monkeypatch.setattr(batch, "cpu_cap", lambda: cap)
+    monkeypatch.setattr(batch, "ProcessPoolExecutor", pool)
+    monkeypatch.setattr(batch, "_worker_options", None)
+    monkeypatch.setattr(batch, "_run_chunk", lambda chunk: [
+        process_line(options[0], n, raw) for n, raw in chunk
+    ])  # fmt: skip
+    options: list[Any] = []
+    real_run = batch.run
+
+    def run(opts: Any, *args: Any, **kwargs: Any) -> Any:
+        options.append(opts)
+        return real_run(opts, *args, **kwargs)
+
+    monkeypatch.setattr(batch, "run", run)
+    stdin = io.TextIOWrapper(io.BytesIO(_line() * lines))
+    monkeypatch.setattr(sys, "stdin", stdin)
+    out, err = io.BytesIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), _stdout(out):
+        code = main(["render", "--jsonl", "--workers", requested])
+    assert code == 0, err.getvalue()
+    assert len(out.getvalue().splitlines()) == lines
+    assert pools == ([] if started is None else [started])
+    said = f"--workers {requested} is more than the {cap} CPUs: using {cap}"
+    assert (said in err.getvalue()) is note, err.getvalue()

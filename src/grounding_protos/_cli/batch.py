@@ -73,10 +73,24 @@ def _run_chunk(chunk: list[tuple[int, bytes]]) -> list[LineResult]:
     return [process_line(options, number, raw) for number, raw in chunk]
 
 
+def cpu_cap() -> int:
+    """The most workers a batch starts: the CPUs this process may run on."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
+
+
 def results(
     options: Options, lines: Iterator[tuple[int, bytes]], workers: int
 ) -> Iterator[LineResult]:
-    """Every line's result, in input order; ``workers > 1`` uses a process pool."""
+    """Every line's result, in input order; ``workers > 1`` uses a process pool of at
+    most ``workers`` processes and never more than there are lines (the first
+    ``workers`` lines are read ahead to know)."""
+    if workers > 1:
+        ahead = list(itertools.islice(lines, workers))
+        workers = min(workers, len(ahead))
+        lines = itertools.chain(ahead, lines)
     if workers <= 1:
         for number, raw in lines:
             yield process_line(options, number, raw)

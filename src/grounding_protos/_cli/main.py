@@ -57,7 +57,7 @@ def _workers(value: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a number, got {value!r}") from None
     if number < 0:
         raise argparse.ArgumentTypeError("must be 0 (one per CPU) or more")
-    return number if number else (os.cpu_count() or 1)
+    return number  # 0 and the cap: _batch_workers
 
 
 def _candidate(value: str) -> int:
@@ -198,7 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
             type=_workers,
             default=1,
             metavar="N",
-            help="batch: process lines in N worker processes (0: one per CPU)",
+            help="batch: process lines in N worker processes (0: one per CPU; at most "
+            "one per CPU, and never more than lines)",
         )
         sub.add_argument(
             "--errors", metavar="FILE", help="batch: write the error records of failed lines here"
@@ -554,9 +555,21 @@ def _cmd_document(args: argparse.Namespace) -> int:
     return status
 
 
+def _batch_workers(requested: int, cap: int) -> int:
+    """``--workers``: 0 is one per CPU; more than the CPUs is clamped to them, with a note
+    (more processes than cores only cost memory: 100,000 of them exhausted it)."""
+    if requested == 0:
+        return cap
+    if requested > cap:
+        stderr_line(f"{PROG}: note: --workers {requested} is more than the {cap} CPUs: using {cap}")
+        return cap
+    return requested
+
+
 def _batch(args: argparse.Namespace, options: Any, *, keep_errors_in_output: bool) -> int:
     from grounding_protos._cli import batch as _cli_batch
 
+    workers = _batch_workers(args.workers, _cli_batch.cpu_cap())
     inputs = (args.file, getattr(args, "text_file", None))
     out = Output(args.output, inputs=inputs)
     errors = Output(args.errors, inputs=inputs) if args.errors is not None else None
@@ -573,7 +586,7 @@ def _batch(args: argparse.Namespace, options: Any, *, keep_errors_in_output: boo
             stream,
             out,
             errors,
-            workers=args.workers,
+            workers=workers,
             progress=progress,
             keep_errors_in_output=keep_errors_in_output,
             report=stderr_line,
