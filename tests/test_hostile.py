@@ -407,3 +407,57 @@ def test_workers_are_capped_by_the_cpus_and_the_lines(
     assert pools == ([] if started is None else [started])
     said = f"--workers {requested} is more than the {cap} CPUs: using {cap}"
     assert (said in err.getvalue()) is note, err.getvalue()
+
+
+# --- --max-input -------------------------------------------------------------------------------
+
+
+def _cli(argv: list[str], stdin: bytes | None = None) -> tuple[int, str, bytes]:
+    out, err = io.BytesIO(), io.StringIO()
+    old = sys.stdin
+    if stdin is not None:
+        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin))
+    try:
+        with contextlib.redirect_stderr(err), _stdout(out):
+            code = main(argv)
+    finally:
+        sys.stdin = old
+    return code, err.getvalue(), out.getvalue()
+
+
+LIMIT_ERROR = "is larger than the input limit of {}: raise it with --max-input SIZE"
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+@pytest.mark.parametrize("jsonl", [False, True])
+def test_dev_zero_stops_at_the_input_limit(jsonl: bool) -> None:
+    code, err, _ = _cli(["render", "/dev/zero", "--max-input", "1M", *(["--jsonl"] * jsonl)])
+    assert code == 2
+    what = "line 1 of /dev/zero" if jsonl else "/dev/zero"
+    assert err.startswith(f"grounding-protos: error: {what} {LIMIT_ERROR.format('1 MiB')}"), err
+    assert len(err.splitlines()) == 1
+
+
+def test_the_input_limit_is_exact(tmp_path: Path) -> None:
+    data = EXAMPLE.read_bytes()
+    path = tmp_path / "answer.json"
+    path.write_bytes(data)
+    size = len(data)  # the oracle: the file's length
+    assert _cli(["inspect", str(path), "--max-input", str(size)])[0] == 0
+    code, err, out = _cli(["inspect", str(path), "--max-input", str(size - 1)])
+    assert code == 2 and not out
+    assert LIMIT_ERROR.format(f"{size - 1:,} bytes") in err
+    assert _cli(["inspect", str(path), "--max-input", "0"])[0] == 0
+    # a batch: the limit is per line, not for the whole input
+    line = _line()
+    lines = line * 5
+    assert _cli(["render", "--jsonl", "--max-input", str(len(line))], stdin=lines)[0] == 0
+    code, err, out = _cli(["render", "--jsonl", "--max-input", str(len(line) - 1)], stdin=lines)
+    assert code == 2 and LIMIT_ERROR.format(f"{len(line) - 1:,} bytes") in err
+    assert "line 1 of <stdin>" in err
+
+
+@pytest.mark.parametrize("size", ["12X", "-1", "", "1.5M"])
+def test_a_bad_input_limit_is_a_usage_error(size: str) -> None:
+    code, err, _ = _cli(["render", "--max-input", size, str(EXAMPLE)])
+    assert code == 2 and "--max-input" in err and len(err.splitlines()) == 1

@@ -85,11 +85,76 @@ def open_input(path: str | None) -> IO[bytes]:
         raise Failure(f"cannot read {path!r}: {exc.strerror or exc}") from exc
 
 
+DEFAULT_INPUT_LIMIT: Final = 64 * 1024 * 1024
+
+
+class _Limits:
+    """What ``--max-input`` set for this run (``main`` sets it; 0 is no limit)."""
+
+    input: int = DEFAULT_INPUT_LIMIT
+
+
+LIMITS: Final = _Limits()
+
+
+def parse_size(value: str) -> int:
+    """``--max-input``: bytes, with an optional K, M or G suffix (powers of 1024).
+
+    >>> parse_size("64M"), parse_size("1500"), parse_size("0")
+    (67108864, 1500, 0)
+    """
+    text = value.strip().upper().removesuffix("B").removesuffix("I")
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+    digits = text[:-1] if scale > 1 else text
+    if not digits.isdigit() or not digits.isascii():
+        raise ValueError(f"expected a size such as 64M, 500K or 1000000, got {value!r}")
+    return int(digits) * scale
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n:,} bytes"
+
+
+def too_large(what: str) -> Failure:
+    """The error for an input (or a batch line) past ``--max-input``."""
+    limit = LIMITS.input
+    return Failure(
+        f"{what} is larger than the input limit of {_size(limit)}: raise it with "
+        "--max-input SIZE (such as 1G; 0 for no limit)"
+    )
+
+
+def read_limited(stream: IO[bytes], label: str) -> bytes:
+    """All of ``stream``, refused past the input limit (``/dev/zero`` never ends)."""
+    limit = LIMITS.input
+    if not limit:
+        return stream.read()
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise too_large(label)
+    return data
+
+
+def limited_lines(stream: IO[bytes], label: str) -> Iterator[bytes]:
+    """The lines of a batch, each refused past the input limit (read at most that far)."""
+    limit = LIMITS.input
+    if not limit:
+        yield from stream
+        return
+    for number, line in enumerate(iter(lambda: stream.readline(limit + 1), b""), 1):
+        if len(line) > limit:
+            raise too_large(f"line {number} of {label}")
+        yield line
+
+
 def read_input(path: str | None) -> bytes:
-    """All bytes of a FILE or of stdin."""
+    """All bytes of a FILE or of stdin, up to the input limit."""
     stream = open_input(path)
     try:
-        return stream.read()
+        return read_limited(stream, label_of(path))
     except OSError as exc:
         raise Failure(f"cannot read {label_of(path)!r}: {exc.strerror or exc}") from exc
     finally:

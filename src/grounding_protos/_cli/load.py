@@ -19,14 +19,18 @@ from collections.abc import Callable, Iterable
 from typing import IO, TYPE_CHECKING, Final
 
 from grounding_protos._cli.io import (
+    LIMITS,
     Failure,
     _isatty,
     at,
+    limited_lines,
     open_input,
     parse_json_document,
     parse_message,
     read_input,
+    read_limited,
     resolve_type,
+    too_large,
 )
 from grounding_protos._cli.options import Options
 
@@ -74,10 +78,12 @@ def load_input(
         return load_document(options, read_input(path), label), []
     if live and path in (None, "-") and _isatty(sys.stdout):
         stream = open_input(path)
-        head = _first_lines(stream)
+        head = _first_lines(stream, label)
         if detect(head.decode("utf-8", "replace")) == "sse":
-            return _merge(options, lambda: _sse_items(head, stream), label, echo=True)
-        data = head + stream.read()
+            return _merge(options, lambda: _sse_items(head, stream, label), label, echo=True)
+        data = head + read_limited(stream, label)
+        if LIMITS.input and len(data) > LIMITS.input:
+            raise too_large(label)
     else:
         data = read_input(path)
     if is_stream(data):
@@ -99,22 +105,28 @@ def load_line(options: Options, raw: bytes) -> tuple[object, list[Problem]]:
     return load_document(options, raw, ""), []
 
 
-def _first_lines(stream: IO[bytes]) -> bytes:
+def _first_lines(stream: IO[bytes], label: str) -> bytes:
     """The input up to its first line that is not blank (enough to tell the format)."""
     head = b""
-    while True:
-        line = stream.readline()
+    for line in limited_lines(stream, label):
         head += line
-        if not line or line.strip():
-            return head
+        if LIMITS.input and len(head) > LIMITS.input:
+            raise too_large(label)
+        if line.strip():
+            break
+    return head
 
 
-def _sse_items(head: bytes, stream: IO[bytes]) -> Iterable[Item]:
+def _sse_items(head: bytes, stream: IO[bytes], label: str) -> Iterable[Item]:
     from grounding_protos._streams.parse import sse_chunks
 
     def lines() -> Iterable[str]:
         yield head.decode("utf-8", "replace")
-        for raw in iter(stream.readline, b""):  # one line at a time, as it arrives
+        size = len(head)
+        for raw in limited_lines(stream, label):  # one line at a time, as it arrives
+            size += len(raw)
+            if LIMITS.input and size > LIMITS.input:
+                raise too_large(label)
             yield raw.decode("utf-8", "replace")
 
     return sse_chunks(lines())

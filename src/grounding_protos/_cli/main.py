@@ -10,16 +10,20 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from grounding_protos._cli.io import (
+    DEFAULT_INPUT_LIMIT,
     EXIT_OK,
     EXIT_PROBLEMS,
     EXIT_USAGE,
     FORMATS,
+    LIMITS,
     Failure,
     Output,
     at,
     dumps,
     label_of,
+    limited_lines,
     open_input,
+    parse_size,
     read_input,
     read_text_file,
     stderr_line,
@@ -60,6 +64,13 @@ def _workers(value: str) -> int:
     return number  # 0 and the cap: _batch_workers
 
 
+def _max_input(value: str) -> int:
+    try:
+        return parse_size(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _candidate(value: str) -> int:
     try:
         number = int(value)
@@ -87,6 +98,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         default=argparse.SUPPRESS,
         help="show a traceback instead of a one-line error",
+    )
+    common.add_argument(
+        "--max-input",
+        type=_max_input,
+        default=DEFAULT_INPUT_LIMIT,
+        metavar="SIZE",
+        help="refuse an input (a --jsonl batch: a line) larger than SIZE: bytes, or with "
+        "a K, M or G suffix (default 64M; 0: no limit)",
     )
 
     parser = _Parser(
@@ -583,7 +602,7 @@ def _batch(args: argparse.Namespace, options: Any, *, keep_errors_in_output: boo
             progress = _cli_batch.Progress(sys.stderr, f"{PROG} {options.command}", total)
         tally = _cli_batch.run(
             options,
-            stream,
+            limited_lines(stream, label_of(args.file)),
             out,
             errors,
             workers=workers,
@@ -619,6 +638,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit:  # --help, --version, usage errors
         return exit.code if isinstance(exit.code, int) else EXIT_USAGE
     debug = bool(getattr(args, "debug", False))
+    LIMITS.input = getattr(args, "max_input", DEFAULT_INPUT_LIMIT)
     try:
         return int(args.handler(args))
     except Failure as failure:
