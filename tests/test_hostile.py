@@ -13,7 +13,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -461,3 +461,73 @@ def test_the_input_limit_is_exact(tmp_path: Path) -> None:
 def test_a_bad_input_limit_is_a_usage_error(size: str) -> None:
     code, err, _ = _cli(["render", "--max-input", size, str(EXAMPLE)])
     assert code == 2 and "--max-input" in err and len(err.splitlines()) == 1
+
+
+# --- Terminals: control characters of the input shown escaped ------------------------------
+
+OSC52 = "\x1b]52;c;SGVsbG8=\x07"  # a clipboard write
+CONTROLS = f"{OSC52}\x1b[2J\r\x9b31m"  # and a screen clear, a carriage return, C1 CSI
+HOSTILE_TEXT = f"Grüße {CONTROLS}aus Köln. 東京😀"
+
+
+def _hostile_response() -> dict[str, Any]:
+    data = HOSTILE_TEXT.encode("utf-8")
+    return {"candidates": [{
+        "content": {"parts": [{"text": HOSTILE_TEXT}]},
+        "finishReason": "STOP",
+        "groundingMetadata": {
+            "webSearchQueries": [f"köln {OSC52}"],
+            "groundingChunks": [{"web": {"uri": f"https://k.example/{OSC52}",
+                                         "title": f"K{CONTROLS}"}}],
+            "groundingSupports": [{"segment": {"startIndex": 0, "endIndex": len(data)},
+                                   "groundingChunkIndices": [0]}],
+        },
+    }]}  # fmt: skip
+
+
+class _Terminal(io.TextIOWrapper):
+    def isatty(self) -> bool:
+        return True
+
+
+RAW = {chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]} - {"\n", "\t"}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["render"], ["render", "--style", "plain"], ["render", "--footnotes"], ["inspect"],
+     ["validate"], ["render", "--style", "html"]],
+)  # fmt: skip
+def test_a_terminal_gets_control_characters_escaped(
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(_hostile_response(), ensure_ascii=False), encoding="utf-8")
+    buffer = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", _Terminal(buffer, encoding="utf-8", write_through=True))
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        main([*argv, str(path)])
+    shown = buffer.getvalue().decode("utf-8") + err.getvalue()
+    assert not RAW & set(shown), sorted(RAW & set(shown))
+    if argv[0] == "render" and "html" not in argv:
+        assert "\\x1b]52;c;SGVsbG8=\\x07" in shown and "\\u009b31m" in shown
+
+
+@pytest.mark.parametrize("style", ["markdown", "plain"])
+def test_a_file_or_pipe_gets_the_text_byte_exact(
+    style: Literal["markdown", "plain"], tmp_path: Path
+) -> None:
+    from grounding_protos.citations import render as render_text
+
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(_hostile_response(), ensure_ascii=False), encoding="utf-8")
+    out = tmp_path / "out.txt"
+    assert main(["render", "--style", style, str(path), "-o", str(out)]) == 0
+    written = out.read_bytes().decode("utf-8")
+    grounded = read(_hostile_response())
+    marked = render_text(HOSTILE_TEXT, grounded.citations, style=style)
+    assert written.startswith(marked) and OSC52 in marked
+    assert "\x1b" in written[len(marked) :]  # the title's, as the style writes it
+    piped = _run("render", "--style", style, str(path))
+    assert piped.returncode == 0 and piped.stdout == out.read_bytes()

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import IO, Final
 
 from grounding_protos._cli.commands import LineResult, error_record, process_line
-from grounding_protos._cli.io import Failure, Output
+from grounding_protos._cli.io import Failure, Output, terminal_safe
 from grounding_protos._cli.options import Options
 
 MAX_CHUNK: Final = 64
@@ -146,7 +146,7 @@ class Progress:
             self._draw(now)
 
     def message(self, text: str) -> None:
-        self.stream.write("\r\x1b[K" + text + "\n")
+        self.stream.write("\r\x1b[K" + terminal_safe(text) + "\n")
         self._draw(time.monotonic())
 
     def close(self) -> None:

@@ -308,6 +308,23 @@ def dumps(value: object) -> str:
 
 # --- Writing ----------------------------------------------------------------------------
 
+# Control characters a terminal would obey (ESC sequences: clipboard writes, titles,
+# screen clears; BEL; a carriage return over the line; C1 controls such as CSI):
+# shown escaped on a terminal, kept as they are in a file or a pipe.
+_TERMINAL_ESCAPES: Final = {
+    c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F] if c not in (0x09, 0x0A)
+} | {0x0D: "\\r"} | {c: f"\\u{c:04x}" for c in range(0x80, 0xA0)}
+
+
+def terminal_safe(text: str) -> str:
+    r"""``text`` with its control characters escaped (line breaks and tabs kept), for a
+    terminal: ``\x1b``, ``\x07``, ``\r``, ``\u009b``.
+
+    >>> terminal_safe("Köln\x1b]52;c;SGVsbG8=\x07\n")
+    'Köln\\x1b]52;c;SGVsbG8=\\x07\n'
+    """
+    return text.translate(_TERMINAL_ESCAPES)
+
 
 class Output:
     """Where a command writes: ``-o FILE`` (created or overwritten) or stdout.
@@ -323,6 +340,8 @@ class Output:
         self.path = None if path in (None, "-") else path
         self.binary = binary
         self._stream: ByteSink | None = None
+        # text to a terminal: its control characters escaped (binary is refused there)
+        self.terminal = self.path is None and not binary and _isatty(sys.stdout)
         if self.path is None:
             if binary and _isatty(sys.stdout):
                 raise Failure(
@@ -351,6 +370,8 @@ class Output:
 
     def write(self, data: bytes) -> None:
         stream = self.open()
+        if self.terminal:
+            data = _for_terminal(data)
         with self._failing():
             stream.write(data)
 
@@ -380,6 +401,14 @@ class Output:
         except (OSError, ValueError) as exc:  # ValueError: I/O on a closed file
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             raise Failure(f"cannot write {self.path or '<stdout>'!r}: {reason}") from exc
+
+
+def _for_terminal(data: bytes) -> bytes:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:  # not text: as it is
+        return data
+    return terminal_safe(text).encode("utf-8")
 
 
 class _TextSink:
@@ -422,6 +451,7 @@ def stderr_line(text: str) -> None:
     stream = sys.stderr
     if stream is None:
         return
+    text = terminal_safe(text)  # messages quote the input: never a terminal's controls
     try:
         stream.write(text + "\n")
     except UnicodeEncodeError:

@@ -30,6 +30,7 @@ from grounding_protos._cli.io import (
     read_input,
     read_limited,
     resolve_type,
+    terminal_safe,
     too_large,
 )
 from grounding_protos._cli.options import Options
@@ -158,8 +159,8 @@ def _merge(
             texts: dict[int, str] = {}
             merger.add(item.number, item.value, texts)
             text = texts.get(options.candidate, "")
-            if echo and text:
-                sys.stdout.write(text)
+            if echo and text:  # only to a terminal: its controls escaped
+                sys.stdout.write(terminal_safe(text))
                 sys.stdout.flush()
                 shown = True
     except StreamError as exc:
