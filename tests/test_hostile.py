@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grounding_protos import validate
 from grounding_protos.citations import read
@@ -531,3 +533,76 @@ def test_a_file_or_pipe_gets_the_text_byte_exact(
     assert "\x1b" in written[len(marked) :]  # the title's, as the style writes it
     piped = _run("render", "--style", style, str(path))
     assert piped.returncode == 0 and piped.stdout == out.read_bytes()
+
+
+# --- Redirect resolution: the path as sent, https and port 443 on Google's host ------------
+
+GOOGLE = "vertexaisearch.cloud.google.com"
+SEGMENTS = st.sampled_from(["..", ".", "%2e%2e", "%2E", ".%2e", "A", "AUZIYQ", "a..b", "", "%2f"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(SEGMENTS, min_size=1, max_size=6))
+def test_a_redirect_is_asked_only_if_httpx_sends_it_under_the_redirect_path(
+    segments: list[str],
+) -> None:
+    httpx = pytest.importorskip("httpx")
+    from grounding_protos._net.redirects import REDIRECT_PATH, Settings
+
+    url = f"https://{GOOGLE}{REDIRECT_PATH}{'/'.join(segments)}"
+    sent = httpx.URL(url).raw_path.decode("ascii")  # the oracle: what httpx puts on the wire
+    if Settings().is_redirect(url):  # the path checked is the path sent
+        assert sent == url.removeprefix(f"https://{GOOGLE}"), (url, sent)
+        assert sent.startswith(REDIRECT_PATH)
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        (f"https://{GOOGLE}/grounding-api-redirect/../../x", "dot segment"),
+        (f"https://{GOOGLE}/grounding-api-redirect/%2e%2E/x", "dot segment"),
+        (f"http://{GOOGLE}/grounding-api-redirect/AUZ", "whose redirects are https"),
+        (f"https://{GOOGLE}:8443/grounding-api-redirect/AUZ", "port 8443"),
+        (f"HTTP://{GOOGLE.upper()}/grounding-api-redirect/AUZ", "whose redirects are https"),
+    ],
+)
+def test_refused_redirects_are_problems_and_never_sent(
+    url: str, reason: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("httpx")
+    from grounding_protos._net import redirects
+    from grounding_protos.citations import Citation, Grounded, Source, resolve_urls
+
+    sent: list[str] = []
+
+    async def fetch_all(urls: list[str], options: Any) -> dict[str, Any]:
+        sent.extend(urls)
+        return {}
+
+    monkeypatch.setattr(redirects, "fetch_all", fetch_all)
+    source = Source(uri=url, title="Köln", kind="web")
+    grounded = Grounded("Köln 😀", [Citation(0, 5, 0, 4, "Köln", (source,))])
+    resolved = resolve_urls(grounded)
+    assert sent == []
+    assert [p.code for p in resolved.problems] == ["redirect-refused"]
+    assert reason in resolved.problems[0].message
+    assert resolved.citations[0].sources == (source,)  # left as it was
+    # a host the caller names may use http and its own port (a local server)
+    assert redirects.Settings(redirect_hosts=frozenset({"127.0.0.1"})).is_redirect(
+        "http://127.0.0.1:8080/grounding-api-redirect/AUZ"
+    )
+
+
+def test_a_location_to_a_refused_redirect_is_not_followed() -> None:
+    pytest.importorskip("httpx")
+    import asyncio
+
+    from grounding_protos._net import redirects
+
+    async def ask(url: str) -> Any:
+        return redirects.Outcome(f"http://{GOOGLE}/grounding-api-redirect/next")
+
+    outcome = asyncio.run(
+        redirects._follow(f"https://{GOOGLE}/grounding-api-redirect/A", redirects.Settings(), ask)
+    )
+    assert outcome.code == "redirect-refused" and "https" in outcome.message

@@ -311,9 +311,11 @@ def dumps(value: object) -> str:
 # Control characters a terminal would obey (ESC sequences: clipboard writes, titles,
 # screen clears; BEL; a carriage return over the line; C1 controls such as CSI):
 # shown escaped on a terminal, kept as they are in a file or a pipe.
-_TERMINAL_ESCAPES: Final = {
-    c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F] if c not in (0x09, 0x0A)
-} | {0x0D: "\\r"} | {c: f"\\u{c:04x}" for c in range(0x80, 0xA0)}
+_TERMINAL_ESCAPES: Final = (
+    {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F] if c not in (0x09, 0x0A)}
+    | {0x0D: "\\r"}
+    | {c: f"\\u{c:04x}" for c in range(0x80, 0xA0)}
+)
 
 
 def terminal_safe(text: str) -> str:

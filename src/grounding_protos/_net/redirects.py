@@ -68,6 +68,12 @@ _BUSY_TIMEOUT: Final = 10.0  # seconds to wait for another process's write lock
 # Whitespace or a control character anywhere in a Location: refused rather than
 # guessed at (browsers strip some of them, which can change the scheme).
 _BAD_LOCATION: Final = re.compile(r"[\x00-\x20\x7f]")
+# Google's own redirect hosts, which answer on https at port 443 only (whatever hosts a
+# caller names, or a test makes redirect hosts).
+_GOOGLE_HOSTS: Final = REDIRECT_HOSTS
+# A path segment that RFC 3986 dot-segment removal takes out, spelled out or
+# percent-encoded (a server may decode %2e before it normalises).
+_DOT_SEGMENT: Final = re.compile(r"(?:\.|%2e){1,2}", re.IGNORECASE)
 
 
 # --- Options and outcomes -----------------------------------------------------------------
@@ -86,14 +92,37 @@ class Settings:
     ttl: float = DEFAULT_TTL
 
     def is_redirect(self, url: str) -> bool:
-        """Whether ``url`` is a grounding redirect (an http(s) URL on a redirect host,
-        under :data:`REDIRECT_PATH`)."""
+        """Whether ``url`` is a grounding redirect to ask: an http(s) URL on a redirect
+        host, under :data:`REDIRECT_PATH` as it will be sent, that :meth:`refusal` lets
+        through."""
+        return self.claims(url) and self.refusal(url) is None
+
+    def claims(self, url: str) -> bool:
+        """Whether ``url`` looks like a grounding redirect (its host and raw path)."""
         parts = _split(url)
         return (
             parts is not None
             and _host(url) in self.redirect_hosts
             and parts.path.startswith(REDIRECT_PATH)
         )
+
+    def refusal(self, url: str) -> str | None:
+        """Why a URL that :meth:`claims` to be a grounding redirect is not asked, if it
+        is not: a dot segment in its path (httpx removes them before sending, so
+        ``/grounding-api-redirect/../../x`` would ask ``/x``), or, on Google's redirect
+        host, plain ``http`` or a port other than 443. A host given in
+        ``redirect_hosts=`` may use http and any port (a local server, a mirror)."""
+        parts = _split(url)
+        if parts is None:
+            return None
+        if any(_DOT_SEGMENT.fullmatch(s) for s in parts.path.split("/")):
+            return "its path has a dot segment ('.' or '..'), which would change the path sent"
+        if _host(url) in _GOOGLE_HOSTS:
+            if parts.scheme.lower() != "https":
+                return f"{parts.scheme}: on {parts.hostname}, whose redirects are https"
+            if parts.port not in (None, 443):
+                return f"port {parts.port} on {parts.hostname}, whose redirects use 443"
+        return None
 
     def wanted(self, url: str) -> bool:
         """Whether ``url`` is to be asked: a grounding redirect, or with
@@ -193,6 +222,10 @@ async def aresolve(grounded: Grounded, options: Settings) -> Grounded:
     places = _source_places(grounded)
     urls = list(dict.fromkeys(s.uri for s in places if s.uri and options.wanted(s.uri)))
     outcomes: dict[str, Outcome] = {}
+    for source in places:  # looks like a redirect, but is not sent as it is written
+        reason = source.uri and options.claims(source.uri) and options.refusal(source.uri)
+        if source.uri and reason:
+            outcomes[source.uri] = _failed("redirect-refused", f"not asked: {reason}")
     for url in urls:
         if _has_userinfo(url):
             outcomes[url] = _failed(
@@ -421,6 +454,8 @@ async def _follow(url: str, options: Settings, ask: Callable[[str], Awaitable[Ou
                 if target == url
                 else f"loops at {excerpt(target)}",
             )
+        if options.claims(target) and (reason := options.refusal(target)):
+            return _failed("redirect-refused", f"redirects to {excerpt(target)}: {reason}")
         if not options.is_redirect(target):
             return outcome
         if _has_userinfo(target):
