@@ -606,3 +606,41 @@ def test_a_location_to_a_refused_redirect_is_not_followed() -> None:
         redirects._follow(f"https://{GOOGLE}/grounding-api-redirect/A", redirects.Settings(), ask)
     )
     assert outcome.code == "redirect-refused" and "https" in outcome.message
+
+
+# --- A read-only redirect cache ---------------------------------------------------------------
+
+
+def test_a_read_only_cache_in_a_read_only_folder_is_read(tmp_path: Path) -> None:
+    import shutil
+
+    from grounding_protos._net.redirects import read_cache, write_cache
+
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    cache = folder / "redirects.sqlite"
+    url = f"https://{GOOGLE}/grounding-api-redirect/AUZ-köln"
+    write_cache(str(cache), {url: "https://köln.example/page"}, 3600.0)
+    code = (
+        "import sys\nfrom grounding_protos._net.redirects import read_cache\n"
+        f"print(read_cache(sys.argv[1], [{url!r}], 3600.0))\n"
+    )
+    argv = [sys.executable, "-c", code, str(cache)]
+    if os.geteuid() == 0:  # root writes anywhere: drop the capabilities that let it
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root without setpriv")
+        argv = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", *argv]
+    cache.chmod(0o444)
+    folder.chmod(0o555)
+    try:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        if os.geteuid() != 0:
+            assert read_cache(str(cache), [url], 3600.0) == {url: "https://köln.example/page"}
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+        if done.returncode and "setpriv" in done.stderr:
+            pytest.skip(f"setpriv cannot drop capabilities here: {done.stderr.strip()}")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == repr({url: "https://köln.example/page"})
+    finally:
+        folder.chmod(0o755)
+        cache.chmod(0o644)

@@ -26,6 +26,7 @@ import hashlib
 import math
 import operator
 import os
+import pathlib
 import re
 import sqlite3
 import time
@@ -592,13 +593,26 @@ def _connect(path: str) -> sqlite3.Connection:
         raise
 
 
+def _connect_to_read(path: str) -> sqlite3.Connection:
+    """A connection for reading: as :func:`_connect`, or, for a cache that cannot be
+    written (a read-only file or folder: WAL mode needs its ``-shm`` file), the file
+    opened read-only as it is (``immutable``: nothing can change it meanwhile)."""
+    try:
+        return _connect(path)
+    except sqlite3.OperationalError:
+        if not os.path.isfile(path):
+            raise
+    uri = pathlib.Path(path).resolve().as_uri() + "?mode=ro&immutable=1"
+    return sqlite3.connect(uri, uri=True, timeout=_BUSY_TIMEOUT, isolation_level=None)
+
+
 def read_cache(path: str, urls: Sequence[str], ttl: float) -> dict[str, str]:
     """The targets stored for ``urls`` less than ``ttl`` seconds ago."""
     by_key = {_key(u): u for u in urls}
     keys = list(by_key)
     oldest = time.time() - ttl
     found: dict[str, str] = {}
-    db = _connect(path)
+    db = _connect_to_read(path)
     try:
         for i in range(0, len(keys), _SQL_CHUNK):
             chunk = keys[i : i + _SQL_CHUNK]
