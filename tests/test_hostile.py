@@ -644,3 +644,30 @@ def test_a_read_only_cache_in_a_read_only_folder_is_read(tmp_path: Path) -> None
     finally:
         folder.chmod(0o755)
         cache.chmod(0o644)
+
+
+# --- JSONL output survives str.splitlines() --------------------------------------------------
+
+SEPARATORS = "Grüße\u2028aus Köln.\u2029東京\x85😀"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["render", "--jsonl"], ["inspect", "--jsonl"], ["validate", "--jsonl"],
+     ["convert", "--type", "Answer", "--from", "jsonl", "--to", "jsonl"]],
+)  # fmt: skip
+def test_jsonl_records_escape_the_separators_splitlines_splits_on(argv: list[str]) -> None:
+    answer = {"answerText": SEPARATORS, "citations": [
+        {"startIndex": "0", "endIndex": str(len(SEPARATORS.encode("utf-8"))),
+         "sources": [{"referenceId": "0"}]}],
+        "references": [{"chunkInfo": {"content": SEPARATORS}}]}  # fmt: skip
+    lines = (json.dumps(answer, ensure_ascii=False) + "\n").encode("utf-8") * 3
+    code, err, out = _cli(argv, stdin=lines)
+    text = out.decode("utf-8")
+    records = text.splitlines()
+    assert len(records) == 3, (code, err, text[:300])
+    assert code == 0, err
+    for record in records:
+        value = json.loads(record)  # each piece is one whole record
+        if argv[0] in ("render", "convert", "inspect"):  # these carry the text
+            assert SEPARATORS in json.dumps(value, ensure_ascii=False)

@@ -294,7 +294,7 @@ def format_message(
         text = codec.to_json(
             message, indent=indent, ensure_ascii=False, preserving_proto_field_name=proto_names
         )
-        return text.encode("utf-8") + b"\n"
+        return line_safe(text).encode("utf-8") + b"\n"
     if fmt == "text":
         text = text_format.MessageToString(message, as_utf8=True, as_one_line=compact)
         return text.rstrip("\n").encode("utf-8") + b"\n"
@@ -302,8 +302,26 @@ def format_message(
 
 
 def dumps(value: object) -> str:
-    """JSON on one line, non-ASCII kept as it is (for records and ``--json`` output)."""
-    return json.dumps(value, ensure_ascii=False)
+    """JSON on one line, non-ASCII kept as it is (for records and ``--json`` output),
+    but for the characters ``str.splitlines`` also splits on (:func:`line_safe`)."""
+    return line_safe(json.dumps(value, ensure_ascii=False))
+
+
+_LINE_BREAKS: Final = ("\u2028", "\u2029", "\x85")
+
+
+def line_safe(text: str) -> str:
+    r"""JSON text with U+2028, U+2029 and U+0085 escaped (``\u2028``): JSON allows them
+    raw in strings, but ``str.splitlines`` (and JavaScript before ES2019) takes them for
+    line breaks, which cut a JSONL record in two. The value is the same.
+
+    >>> line_safe('{"text": "a\u2028b"}')
+    '{"text": "a\\u2028b"}'
+    """
+    for ch in _LINE_BREAKS:
+        if ch in text:  # rare: the check costs less than a translate
+            text = text.replace(ch, f"\\u{ord(ch):04x}")
+    return text
 
 
 # --- Writing ----------------------------------------------------------------------------
