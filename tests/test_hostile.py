@@ -671,3 +671,33 @@ def test_jsonl_records_escape_the_separators_splitlines_splits_on(argv: list[str
         value = json.loads(record)  # each piece is one whole record
         if argv[0] in ("render", "convert", "inspect"):  # these carry the text
             assert SEPARATORS in json.dumps(value, ensure_ascii=False)
+
+
+# --- A list of references that is no list -------------------------------------------------
+
+
+@pytest.mark.parametrize("indices", ["0", 0, "0,1", {"0": 0}, 1.0])
+def test_chunk_indices_that_are_no_list_are_a_problem_of_read(indices: object) -> None:
+    from grounding_protos import CitationError
+
+    data = _gemini({"startIndex": 0, "endIndex": 6}, indices)
+    grounded = read(data)
+    assert [c.sources for c in grounded.citations] == [()]  # kept, without sources
+    assert [(p.code, p.path) for p in grounded.problems] == [(
+        "references-not-a-list",
+        "candidates[0].grounding_metadata.grounding_supports[0].grounding_chunk_indices",
+    )]  # fmt: skip
+    assert "references-not-a-list" in {p.code for p in validate(data)}
+    with pytest.raises(CitationError) as info:
+        read(data, errors="strict")
+    assert info.value.code == "references-not-a-list"
+
+
+def test_answer_citation_sources_that_are_no_list_are_a_problem_of_read() -> None:
+    answer = {"answerText": "Köln 😀", "citations": [{"endIndex": "5", "sources": "0"}],
+              "references": [{"chunkInfo": {"content": "Köln"}}]}  # fmt: skip
+    grounded = read(answer)
+    assert [c.text for c in grounded.citations] == ["Köln"]
+    assert [(p.code, p.path) for p in grounded.problems] == [
+        ("references-not-a-list", "citations[0].sources")
+    ]

@@ -395,6 +395,8 @@ class _Resolver:
         size = len(table)
         out: list[Source] = []
         ok = True
+        if span.refs_not_a_list is not None:
+            return self.not_a_list(span, span.refs_not_a_list)
         for j, value in enumerate(span.refs):
             if type(value) is int and 0 <= value < size:  # the common case, checked
                 out.append(table[value])
@@ -405,6 +407,20 @@ class _Resolver:
             else:
                 out.append(table[number])
         return tuple(out) if ok else None
+
+    def not_a_list(self, span: RawSpan, value: object) -> tuple[Source, ...]:
+        """A span whose list of references is no list: kept without sources (it has no
+        readable ones), and recorded; ``"strict"`` raises it."""
+        field = span.ref_path.split("[", 1)[0]  # ".grounding_chunk_indices"
+        problem = Problem(
+            "references-not-a-list",
+            f"{field.lstrip('.')} must be a list, not {shown(value)}: the span has no sources",
+            span.path + field,
+        )
+        if self.mode == "strict":
+            raise _Stop(problem)
+        self.problems.append(problem)
+        return ()
 
     def reference(self, span: RawSpan, j: int, size: int) -> int | None:
         by_id = span.ref_kind == "reference_id"
