@@ -93,6 +93,18 @@ def test_read_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.count("goal <=") == 5
 
 
+def test_scale_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
+    scale = script("scale")
+    results = scale.main(text_kb=4, supports=10, parts=20)  # asserts its cases are sound
+    assert set(results) == {
+        "read_memory_4x_vs_1x", "read_memory_vs_text", "validate_memory_4x_vs_1x",
+        "validate_memory_vs_text", "render_memory_4x_vs_1x", "render_memory_vs_text",
+        "parts_time_4x_vs_1x",
+    }  # fmt: skip
+    out = capsys.readouterr().out
+    assert out.count(" peak ") == 4 and "Many parts" in out
+
+
 def test_readers_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
     readers = script("readers")
     readers.main(count=20, repeat=1)  # checks every shape reads the same spans

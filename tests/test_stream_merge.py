@@ -345,8 +345,14 @@ def test_a_metadata_dict_is_empty_when_every_value_is_blank(value: Json) -> None
     assert _empty(value) is all(blank)
 
 
-def _naive_key(item: object) -> tuple[str, ...]:
-    """The citation key written out with ``_core.access.get`` field by field."""
+def _naive_key(item: object) -> tuple[object, ...]:
+    """The citation key written out with ``_core.access.get`` field by field: scalars with
+    their type, anything else by identity."""
+
+    def part(value: object) -> object:
+        if value is None or type(value) in (str, int, float, bool):
+            return type(value).__name__, value
+        return "object", id(value)
 
     def number(value: object) -> object:
         if isinstance(value, int) and not isinstance(value, bool):
@@ -362,7 +368,7 @@ def _naive_key(item: object) -> tuple[str, ...]:
         date = (get(date, "year"), get(date, "month"), get(date, "day"))
     values = [number(get(item, "start_index")), number(get(item, "end_index"))]
     values += [get(item, name) or None for name in ("uri", "title", "license")]
-    return tuple(repr(v) for v in [*values, date])
+    return (*map(part, values), tuple(map(part, date)) if type(date) is tuple else part(date))
 
 
 CITATION_KEYS = st.sampled_from(

@@ -43,6 +43,7 @@ from grounding_protos._exceptions import (
     OffsetError,
     TextEncodingError,
 )
+from grounding_protos._quote import shown
 
 Unit = Literal["byte", "char", "utf16"]
 """A unit of text position: UTF-8 bytes, code points or UTF-16 code units."""
@@ -104,23 +105,6 @@ def _as_offset(value: object, unit: str, label: str | None) -> int:
         raise ArgumentTypeError(
             f"{prefix}{_NAME[unit]} offset must be an int, not {kind} {shown(value)}"
         ) from None
-
-
-def shown(value: object) -> str:
-    """``repr(value)`` for an error message, also for an int too long for ``str()``.
-
-    Python refuses to convert ints of more than ``sys.get_int_max_str_digits()``
-    digits (4300 by default) to text; building the message must not raise.
-
-    >>> shown(-(10**5000))
-    '-<a 16610-bit integer>'
-    """
-    try:
-        return repr(value)
-    except ValueError:
-        if isinstance(value, int):
-            return f"{'-' if value < 0 else ''}<a {value.bit_length()}-bit integer>"
-        return f"<a {type(value).__name__} too large to show>"
 
 
 def _prefixed(label: str | None, message: str) -> str:

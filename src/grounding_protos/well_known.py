@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from grounding_protos._exceptions import ArgumentTypeError
+from grounding_protos._quote import shown
 from grounding_protos.google.protobuf.struct_pb2 import ListValue, NullValue, Struct, Value
 from grounding_protos.google.protobuf.timestamp_pb2 import Timestamp
 
@@ -78,7 +79,7 @@ def _check_json_like(value: object, path: str) -> None:
     if isinstance(value, Mapping):
         for key, item in value.items():
             if not isinstance(key, str):
-                raise ArgumentTypeError(f"struct key at {path} is {key!r}; keys must be str")
+                raise ArgumentTypeError(f"struct key at {path} is {shown(key)}; keys must be str")
             _check_json_like(item, f"{path}.{key}")
         return
     if isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray)):

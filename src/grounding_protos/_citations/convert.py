@@ -25,6 +25,7 @@ from grounding_protos._exceptions import (
     MissingDependencyError,
 )
 from grounding_protos._proto.registry import message_class
+from grounding_protos._quote import shown
 from grounding_protos.google.ai.generativelanguage.v1beta3.citation_pb2 import (
     CitationMetadata,
     CitationSource,
@@ -80,16 +81,13 @@ class Converted(Generic[T]):
 
 
 def _lost(path: str, what: str, value: object, target: str) -> Problem:
-    shown = (
-        repr(value) if not isinstance(value, str) or len(value) <= 60 else repr(value[:59] + "…")
-    )
-    return Problem("not-representable", f"{what} {shown} has no place in {target}", path)
+    return Problem("not-representable", f"{what} {shown(value, 60)} has no place in {target}", path)
 
 
 def _int32(value: int, path: str) -> int:
     if not -(2**31) <= value <= _INT32_MAX:
         raise CitationError(
-            f"{path}: offset {value} does not fit the int32 field of the target",
+            f"{path}: offset {shown(value)} does not fit the int32 field of the target",
             path=path,
             code="offset-out-of-range",
         )
@@ -241,7 +239,7 @@ def _from_metadata(metadata: Mapping[str, str], text: str) -> Source:
             values["score"] = float(metadata["score"])
         except ValueError:
             raise CitationError(
-                f"source metadata 'score' is not a number: {metadata['score']!r}",
+                f"source metadata 'score' is not a number: {shown(metadata['score'])}",
                 path="score", code="score-not-a-number",
             ) from None  # fmt: skip
     if values.get("kind") not in _KINDS:

@@ -15,6 +15,7 @@ from grounding_protos._citations.read import read
 from grounding_protos._core.model import Citation, Grounded, Problem, Source, SpanPolicy
 from grounding_protos._exceptions import ArgumentValueError, CitationError, OffsetError
 from grounding_protos._offsets import TextIndex, Unit
+from grounding_protos._quote import excerpt
 
 OpenAIApi = Literal["responses", "chat"]
 _APIS = ("responses", "chat")
@@ -164,7 +165,7 @@ def to_openai_annotations(
         for j, source in enumerate(c.sources):
             if not source.uri:
                 _not_representable(
-                    f"source {j} ({source.label}, kind {source.kind}) has no URL, which a "
+                    f"source {j} ({excerpt(source.label)}, kind {source.kind}) has no URL, which a "
                     "url_citation requires",
                     f"{path}.sources[{j}]",
                     problems,

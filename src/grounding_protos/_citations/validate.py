@@ -29,9 +29,10 @@ from grounding_protos._core.raw import RawAnswer
 from grounding_protos._core.resolve import resolve
 from grounding_protos._exceptions import ArgumentValueError, UnsupportedInputError
 from grounding_protos._inputs.dispatch import read_input
-from grounding_protos._offsets import Unit, shown
+from grounding_protos._offsets import Unit
 from grounding_protos._proto.pool import is_repeated
 from grounding_protos._proto.registry import message_class
+from grounding_protos._quote import shown
 
 _SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
 _SCHEMA_OF_SHAPE = {

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import IO, Final
 
 from grounding_protos._cli.commands import LineResult, error_record, process_line
-from grounding_protos._cli.io import Failure, Output
+from grounding_protos._cli.io import Failure, Output, terminal_safe
 from grounding_protos._cli.options import Options
 
 MAX_CHUNK: Final = 64
@@ -73,10 +73,24 @@ def _run_chunk(chunk: list[tuple[int, bytes]]) -> list[LineResult]:
     return [process_line(options, number, raw) for number, raw in chunk]
 
 
+def cpu_cap() -> int:
+    """The most workers a batch starts: the CPUs this process may run on."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
+
+
 def results(
     options: Options, lines: Iterator[tuple[int, bytes]], workers: int
 ) -> Iterator[LineResult]:
-    """Every line's result, in input order; ``workers > 1`` uses a process pool."""
+    """Every line's result, in input order; ``workers > 1`` uses a process pool of at
+    most ``workers`` processes and never more than there are lines (the first
+    ``workers`` lines are read ahead to know)."""
+    if workers > 1:
+        ahead = list(itertools.islice(lines, workers))
+        workers = min(workers, len(ahead))
+        lines = itertools.chain(ahead, lines)
     if workers <= 1:
         for number, raw in lines:
             yield process_line(options, number, raw)
@@ -132,7 +146,7 @@ class Progress:
             self._draw(now)
 
     def message(self, text: str) -> None:
-        self.stream.write("\r\x1b[K" + text + "\n")
+        self.stream.write("\r\x1b[K" + terminal_safe(text) + "\n")
         self._draw(time.monotonic())
 
     def close(self) -> None:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
 import os
 import re
 import sys
+from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any, Final, Literal, Protocol
 
 if TYPE_CHECKING:
@@ -83,11 +85,76 @@ def open_input(path: str | None) -> IO[bytes]:
         raise Failure(f"cannot read {path!r}: {exc.strerror or exc}") from exc
 
 
+DEFAULT_INPUT_LIMIT: Final = 64 * 1024 * 1024
+
+
+class _Limits:
+    """What ``--max-input`` set for this run (``main`` sets it; 0 is no limit)."""
+
+    input: int = DEFAULT_INPUT_LIMIT
+
+
+LIMITS: Final = _Limits()
+
+
+def parse_size(value: str) -> int:
+    """``--max-input``: bytes, with an optional K, M or G suffix (powers of 1024).
+
+    >>> parse_size("64M"), parse_size("1500"), parse_size("0")
+    (67108864, 1500, 0)
+    """
+    text = value.strip().upper().removesuffix("B").removesuffix("I")
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+    digits = text[:-1] if scale > 1 else text
+    if not digits.isdigit() or not digits.isascii():
+        raise ValueError(f"expected a size such as 64M, 500K or 1000000, got {value!r}")
+    return int(digits) * scale
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n:,} bytes"
+
+
+def too_large(what: str) -> Failure:
+    """The error for an input (or a batch line) past ``--max-input``."""
+    limit = LIMITS.input
+    return Failure(
+        f"{what} is larger than the input limit of {_size(limit)}: raise it with "
+        "--max-input SIZE (such as 1G; 0 for no limit)"
+    )
+
+
+def read_limited(stream: IO[bytes], label: str) -> bytes:
+    """All of ``stream``, refused past the input limit (``/dev/zero`` never ends)."""
+    limit = LIMITS.input
+    if not limit:
+        return stream.read()
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise too_large(label)
+    return data
+
+
+def limited_lines(stream: IO[bytes], label: str) -> Iterator[bytes]:
+    """The lines of a batch, each refused past the input limit (read at most that far)."""
+    limit = LIMITS.input
+    if not limit:
+        yield from stream
+        return
+    for number, line in enumerate(iter(lambda: stream.readline(limit + 1), b""), 1):
+        if len(line) > limit:
+            raise too_large(f"line {number} of {label}")
+        yield line
+
+
 def read_input(path: str | None) -> bytes:
-    """All bytes of a FILE or of stdin."""
+    """All bytes of a FILE or of stdin, up to the input limit."""
     stream = open_input(path)
     try:
-        return stream.read()
+        return read_limited(stream, label_of(path))
     except OSError as exc:
         raise Failure(f"cannot read {label_of(path)!r}: {exc.strerror or exc}") from exc
     finally:
@@ -227,7 +294,7 @@ def format_message(
         text = codec.to_json(
             message, indent=indent, ensure_ascii=False, preserving_proto_field_name=proto_names
         )
-        return text.encode("utf-8") + b"\n"
+        return line_safe(text).encode("utf-8") + b"\n"
     if fmt == "text":
         text = text_format.MessageToString(message, as_utf8=True, as_one_line=compact)
         return text.rstrip("\n").encode("utf-8") + b"\n"
@@ -235,11 +302,48 @@ def format_message(
 
 
 def dumps(value: object) -> str:
-    """JSON on one line, non-ASCII kept as it is (for records and ``--json`` output)."""
-    return json.dumps(value, ensure_ascii=False)
+    """JSON on one line, non-ASCII kept as it is (for records and ``--json`` output),
+    but for the characters ``str.splitlines`` also splits on (:func:`line_safe`)."""
+    return line_safe(json.dumps(value, ensure_ascii=False))
+
+
+_LINE_BREAKS: Final = ("\u2028", "\u2029", "\x85")
+
+
+def line_safe(text: str) -> str:
+    r"""JSON text with U+2028, U+2029 and U+0085 escaped (``\u2028``): JSON allows them
+    raw in strings, but ``str.splitlines`` (and JavaScript before ES2019) takes them for
+    line breaks, which cut a JSONL record in two. The value is the same.
+
+    >>> line_safe('{"text": "a\u2028b"}')
+    '{"text": "a\\u2028b"}'
+    """
+    for ch in _LINE_BREAKS:
+        if ch in text:  # rare: the check costs less than a translate
+            text = text.replace(ch, f"\\u{ord(ch):04x}")
+    return text
 
 
 # --- Writing ----------------------------------------------------------------------------
+
+# Control characters a terminal would obey (ESC sequences: clipboard writes, titles,
+# screen clears; BEL; a carriage return over the line; C1 controls such as CSI):
+# shown escaped on a terminal, kept as they are in a file or a pipe.
+_TERMINAL_ESCAPES: Final = (
+    {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F] if c not in (0x09, 0x0A)}
+    | {0x0D: "\\r"}
+    | {c: f"\\u{c:04x}" for c in range(0x80, 0xA0)}
+)
+
+
+def terminal_safe(text: str) -> str:
+    r"""``text`` with its control characters escaped (line breaks and tabs kept), for a
+    terminal: ``\x1b``, ``\x07``, ``\r``, ``\u009b``.
+
+    >>> terminal_safe("Köln\x1b]52;c;SGVsbG8=\x07\n")
+    'Köln\\x1b]52;c;SGVsbG8=\\x07\n'
+    """
+    return text.translate(_TERMINAL_ESCAPES)
 
 
 class Output:
@@ -256,6 +360,8 @@ class Output:
         self.path = None if path in (None, "-") else path
         self.binary = binary
         self._stream: ByteSink | None = None
+        # text to a terminal: its control characters escaped (binary is refused there)
+        self.terminal = self.path is None and not binary and _isatty(sys.stdout)
         if self.path is None:
             if binary and _isatty(sys.stdout):
                 raise Failure(
@@ -270,39 +376,59 @@ class Output:
     def open(self) -> ByteSink:
         if self._stream is None:
             if self.path is None:
-                sys.stdout.flush()
-                buffer = getattr(sys.stdout, "buffer", None)
-                self._stream = buffer if buffer is not None else _TextSink(sys.stdout)
+                stdout = sys.stdout
+                if stdout is None:  # started with stdout closed (``>&-``)
+                    raise Failure("cannot write '<stdout>': stdout is closed; use -o FILE")
+                with self._failing():
+                    stdout.flush()
+                buffer = getattr(stdout, "buffer", None)
+                self._stream = buffer if buffer is not None else _TextSink(stdout)
             else:
-                try:
+                with self._failing():
                     self._stream = open(self.path, "wb")  # noqa: SIM115 - closed by close()
-                except OSError as exc:
-                    raise Failure(f"cannot write {self.path!r}: {exc.strerror or exc}") from exc
         return self._stream
 
     def write(self, data: bytes) -> None:
         stream = self.open()
-        try:
+        if self.terminal:
+            data = _for_terminal(data)
+        with self._failing():
             stream.write(data)
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise Failure(
-                f"cannot write {self.path or '<stdout>'!r}: {exc.strerror or exc}"
-            ) from exc
 
     def flush(self) -> None:
         if self._stream is not None:
-            self._stream.flush()
+            with self._failing():
+                self._stream.flush()
 
     def close(self) -> None:
         if self._stream is not None:
-            try:
-                self._stream.flush()
-            finally:
-                if self.path is not None:
-                    self._stream.close()
-                self._stream = None
+            stream, self._stream = self._stream, None
+            with self._failing():  # a full disk shows here, when the buffer is written
+                try:
+                    stream.flush()
+                finally:
+                    if self.path is not None:
+                        stream.close()
+
+    @contextlib.contextmanager
+    def _failing(self) -> Iterator[None]:
+        """An ``OSError`` of writing (a full disk, a closed descriptor) as a one-line
+        :class:`Failure`; a broken pipe goes on up (``main`` stops quietly on it)."""
+        try:
+            yield
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as exc:  # ValueError: I/O on a closed file
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise Failure(f"cannot write {self.path or '<stdout>'!r}: {reason}") from exc
+
+
+def _for_terminal(data: bytes) -> bytes:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:  # not text: as it is
+        return data
+    return terminal_safe(text).encode("utf-8")
 
 
 class _TextSink:
@@ -345,6 +471,7 @@ def stderr_line(text: str) -> None:
     stream = sys.stderr
     if stream is None:
         return
+    text = terminal_safe(text)  # messages quote the input: never a terminal's controls
     try:
         stream.write(text + "\n")
     except UnicodeEncodeError:

@@ -2,28 +2,36 @@
 ``--type``), or a recorded stream, an SSE recording or a JSON array of responses, merged
 into one response.
 
-A stream is merged into one response (``_streams.gemini.Merger``) and that response goes
-through the same commands. What merging finds (an interrupted stream, merged
-duplicate citations) comes back as problems, which the command line shows as
-warnings. With ``render`` reading SSE from stdin while stdout is a terminal, the
-answer text is written as it arrives, before the final rendering.
+A stream is merged into one response (``_streams.gemini.Merger`` for Gemini,
+``_streams.read.merge_answer_stream`` for a Discovery Engine ``:streamAnswer``, as
+``read_stream`` tells them apart) and that response goes through the same commands.
+What merging finds (an interrupted stream, merged duplicate citations) comes back as
+problems, which the command line shows as warnings. With ``render`` reading SSE from
+stdin while stdout is a terminal, the answer text is written as it arrives, before the
+final rendering.
 """
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Callable, Iterable
 from typing import IO, TYPE_CHECKING, Final
 
 from grounding_protos._cli.io import (
+    LIMITS,
     Failure,
     _isatty,
     at,
+    limited_lines,
     open_input,
     parse_json_document,
     parse_message,
     read_input,
+    read_limited,
     resolve_type,
+    terminal_safe,
+    too_large,
 )
 from grounding_protos._cli.options import Options
 
@@ -71,10 +79,12 @@ def load_input(
         return load_document(options, read_input(path), label), []
     if live and path in (None, "-") and _isatty(sys.stdout):
         stream = open_input(path)
-        head = _first_lines(stream)
+        head = _first_lines(stream, label)
         if detect(head.decode("utf-8", "replace")) == "sse":
-            return _merge(options, lambda: _sse_items(head, stream), label, echo=True)
-        data = head + stream.read()
+            return _merge(options, lambda: _sse_items(head, stream, label), label, echo=True)
+        data = head + read_limited(stream, label)
+        if LIMITS.input and len(data) > LIMITS.input:
+            raise too_large(label)
     else:
         data = read_input(path)
     if is_stream(data):
@@ -96,22 +106,28 @@ def load_line(options: Options, raw: bytes) -> tuple[object, list[Problem]]:
     return load_document(options, raw, ""), []
 
 
-def _first_lines(stream: IO[bytes]) -> bytes:
+def _first_lines(stream: IO[bytes], label: str) -> bytes:
     """The input up to its first line that is not blank (enough to tell the format)."""
     head = b""
-    while True:
-        line = stream.readline()
+    for line in limited_lines(stream, label):
         head += line
-        if not line or line.strip():
-            return head
+        if LIMITS.input and len(head) > LIMITS.input:
+            raise too_large(label)
+        if line.strip():
+            break
+    return head
 
 
-def _sse_items(head: bytes, stream: IO[bytes]) -> Iterable[Item]:
+def _sse_items(head: bytes, stream: IO[bytes], label: str) -> Iterable[Item]:
     from grounding_protos._streams.parse import sse_chunks
 
     def lines() -> Iterable[str]:
         yield head.decode("utf-8", "replace")
-        for raw in iter(stream.readline, b""):  # one line at a time, as it arrives
+        size = len(head)
+        for raw in limited_lines(stream, label):  # one line at a time, as it arrives
+            size += len(raw)
+            if LIMITS.input and size > LIMITS.input:
+                raise too_large(label)
             yield raw.decode("utf-8", "replace")
 
     return sse_chunks(lines())
@@ -123,19 +139,28 @@ def _merge(
     from grounding_protos._exceptions import StreamError
     from grounding_protos._streams.gemini import Merger
     from grounding_protos._streams.parse import Truncated
+    from grounding_protos._streams.read import _is_answer_chunk, merge_answer_stream
 
     merger = Merger()
     shown = False
     try:
-        for item in chunks():
+        events = iter(chunks())
+        first = next(events, None)
+        if first is None:
+            raise Failure(at(label, "the stream holds no response: 0 events"))
+        events = itertools.chain([first], events)
+        if not isinstance(first, Truncated) and _is_answer_chunk(first.value):
+            # a Discovery Engine :streamAnswer recording, merged as read_stream does
+            return merge_answer_stream(events)
+        for item in events:
             if isinstance(item, Truncated):
                 merger.truncated(item)
                 break
             texts: dict[int, str] = {}
             merger.add(item.number, item.value, texts)
             text = texts.get(options.candidate, "")
-            if echo and text:
-                sys.stdout.write(text)
+            if echo and text:  # only to a terminal: its controls escaped
+                sys.stdout.write(terminal_safe(text))
                 sys.stdout.flush()
                 shown = True
     except StreamError as exc:

@@ -10,16 +10,20 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from grounding_protos._cli.io import (
+    DEFAULT_INPUT_LIMIT,
     EXIT_OK,
     EXIT_PROBLEMS,
     EXIT_USAGE,
     FORMATS,
+    LIMITS,
     Failure,
     Output,
     at,
     dumps,
     label_of,
+    limited_lines,
     open_input,
+    parse_size,
     read_input,
     read_text_file,
     stderr_line,
@@ -57,7 +61,14 @@ def _workers(value: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a number, got {value!r}") from None
     if number < 0:
         raise argparse.ArgumentTypeError("must be 0 (one per CPU) or more")
-    return number if number else (os.cpu_count() or 1)
+    return number  # 0 and the cap: _batch_workers
+
+
+def _max_input(value: str) -> int:
+    try:
+        return parse_size(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _candidate(value: str) -> int:
@@ -87,6 +98,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         default=argparse.SUPPRESS,
         help="show a traceback instead of a one-line error",
+    )
+    common.add_argument(
+        "--max-input",
+        type=_max_input,
+        default=DEFAULT_INPUT_LIMIT,
+        metavar="SIZE",
+        help="refuse an input (a --jsonl batch: a line) larger than SIZE: bytes, or with "
+        "a K, M or G suffix (default 64M; 0: no limit)",
     )
 
     parser = _Parser(
@@ -198,7 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
             type=_workers,
             default=1,
             metavar="N",
-            help="batch: process lines in N worker processes (0: one per CPU)",
+            help="batch: process lines in N worker processes (0: one per CPU; at most "
+            "one per CPU, and never more than lines)",
         )
         sub.add_argument(
             "--errors", metavar="FILE", help="batch: write the error records of failed lines here"
@@ -554,9 +574,21 @@ def _cmd_document(args: argparse.Namespace) -> int:
     return status
 
 
+def _batch_workers(requested: int, cap: int) -> int:
+    """``--workers``: 0 is one per CPU; more than the CPUs is clamped to them, with a note
+    (more processes than cores only cost memory: 100,000 of them exhausted it)."""
+    if requested == 0:
+        return cap
+    if requested > cap:
+        stderr_line(f"{PROG}: note: --workers {requested} is more than the {cap} CPUs: using {cap}")
+        return cap
+    return requested
+
+
 def _batch(args: argparse.Namespace, options: Any, *, keep_errors_in_output: bool) -> int:
     from grounding_protos._cli import batch as _cli_batch
 
+    workers = _batch_workers(args.workers, _cli_batch.cpu_cap())
     inputs = (args.file, getattr(args, "text_file", None))
     out = Output(args.output, inputs=inputs)
     errors = Output(args.errors, inputs=inputs) if args.errors is not None else None
@@ -570,10 +602,10 @@ def _batch(args: argparse.Namespace, options: Any, *, keep_errors_in_output: boo
             progress = _cli_batch.Progress(sys.stderr, f"{PROG} {options.command}", total)
         tally = _cli_batch.run(
             options,
-            stream,
+            limited_lines(stream, label_of(args.file)),
             out,
             errors,
-            workers=args.workers,
+            workers=workers,
             progress=progress,
             keep_errors_in_output=keep_errors_in_output,
             report=stderr_line,
@@ -606,6 +638,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit:  # --help, --version, usage errors
         return exit.code if isinstance(exit.code, int) else EXIT_USAGE
     debug = bool(getattr(args, "debug", False))
+    LIMITS.input = getattr(args, "max_input", DEFAULT_INPUT_LIMIT)
     try:
         return int(args.handler(args))
     except Failure as failure:

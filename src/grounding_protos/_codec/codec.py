@@ -25,6 +25,7 @@ from grounding_protos._exceptions import ArgumentTypeError, ArgumentValueError
 from grounding_protos._proto import pool as _pool
 from grounding_protos._proto.errors import JSONParseError
 from grounding_protos._proto.registry import resolve_class
+from grounding_protos._quote import SHOWN_LIMIT, excerpt
 
 M = TypeVar("M", bound=Message)
 
@@ -327,9 +328,10 @@ def _json_format_parse(
                 problem = _problem(error)
         else:
             path, problem = "", _problem(error)
-        where = f" at {path}" if path else ""
+        # json_format's own messages quote whole values: bounded, as ours are
+        where = f" at {excerpt(path)}" if path else ""
         raise JSONParseError(
-            f"invalid JSON for {type_name}{where}: {problem}", path=path
+            f"invalid JSON for {type_name}{where}: {excerpt(problem, 2 * SHOWN_LIMIT)}", path=path
         ) from error
     if failure is not None:
         global rescued

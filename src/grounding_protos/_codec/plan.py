@@ -27,6 +27,7 @@ from google.protobuf.descriptor import FieldDescriptor
 
 from grounding_protos._codec import runtime as support
 from grounding_protos._proto.pool import is_repeated
+from grounding_protos._quote import excerpt, shown
 
 F = FieldDescriptor
 # Descriptor attributes are Optional in the stubs (message_type, enum_type…) where
@@ -476,21 +477,23 @@ def _index(items: list[Any], item: Any) -> int:
 
 def _unknown(key: Any, ignore: bool, type_name: str) -> None:
     if type(key) is not str:
-        raise support.Fail(f"object key {key!r} is not a string", exact=False)
+        raise support.Fail(f"object key {shown(key)} is not a string", exact=False)
     if _EXTENSION_NAME.match(key):  # rejected even with ignore_unknown_fields
         raise support.Fail(f"message type {type_name} has no extensions")
     if not ignore:
-        raise support.Fail(f'message type {type_name} has no field named "{key}"')
+        raise support.Fail(f'message type {type_name} has no field named "{excerpt(key)}"')
 
 
 def _not_list(value: Any, name: str) -> support.Fail:
     exact = not isinstance(value, tuple)  # newer runtimes take tuples
-    return support.Fail(f"repeated field {name} must be a JSON array, not {value!r}", exact=exact)
+    return support.Fail(
+        f"repeated field {name} must be a JSON array, not {shown(value)}", exact=exact
+    )
 
 
 def _not_map(value: Any, name: str) -> support.Fail:
     exact = not isinstance(value, dict)
-    return support.Fail(f"map field {name} must be a JSON object, not {value!r}", exact=exact)
+    return support.Fail(f"map field {name} must be a JSON object, not {shown(value)}", exact=exact)
 
 
 def _null_element() -> support.Fail:

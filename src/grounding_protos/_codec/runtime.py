@@ -26,6 +26,8 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.internal import type_checkers
 from google.protobuf.message import Message
 
+from grounding_protos._quote import shown
+
 __all__ = [
     "SKIP",
     "TOO_DEEP",
@@ -183,7 +185,7 @@ def convert_scalar(value: Any, field: FieldDescriptor, require_str: bool = False
     is ``skippable`` where the runtime lets ``ignore_unknown_fields`` skip it.
     """
     if _convert is None or not {"value", "field", "path"} <= _CONVERT_PARAMS:
-        raise Fail(f"cannot convert {value!r}", exact=False)
+        raise Fail(f"cannot convert {shown(value)}", exact=False)
     args: list[Any] = [value, field, _MARK]
     if "custom_enum_names_cache" in _CONVERT_PARAMS:  # protobuf >= 7
         args += [{}, _enum_json_extension()]
@@ -303,7 +305,7 @@ def message_value(
     elif isinstance(value, (list, str)) and not value:
         return
     elif isinstance(value, (int, float)):  # bool included
-        raise Fail(f"expected a JSON object, got {type(value).__name__} {value!r}")
+        raise Fail(f"expected a JSON object, got {type(value).__name__} {shown(value)}")
     else:
         raise Fail(f"expected a JSON object, got {type(value).__name__}", exact=False)
 

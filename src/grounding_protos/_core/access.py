@@ -133,6 +133,16 @@ def has(obj: object, name: str) -> bool:
     return True
 
 
+def not_a_list(value: object) -> bool:
+    """Whether a repeated field's value is a JSON scalar or object instead of a list
+    (``"groundingChunkIndices": "0"``): not to be read as empty without a word.
+
+    >>> not_a_list("0"), not_a_list({"a": 1}), not_a_list(None), not_a_list([0])
+    (True, True, False, False)
+    """
+    return isinstance(value, (str, bytes, Mapping, int, float))
+
+
 def items(obj: object, name: str) -> list[Any]:
     """The elements of a repeated field (``[]`` when absent; a non-list counts as absent)."""
     value = get(obj, name)

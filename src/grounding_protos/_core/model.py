@@ -8,7 +8,7 @@ into these, and rendering, validation and conversion work on them.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Literal
 from urllib.parse import urlsplit
 
@@ -155,19 +155,117 @@ class Citation:
     or from a grounding support; ``score`` is the support's grounding score and
     ``source_scores`` the per-source confidence scores, where the schema has them.
     ``path`` is where the span was found in the input (``citations[3]``).
+
+    The citations :func:`~grounding_protos.citations.read` gives share the one answer
+    text and slice ``text`` from it when asked, so N citations over a T-character text
+    take memory O(N + T), however long their spans; equality, hashing and pickling see
+    ``text`` as a value, as for any field.
+
+    >>> tower = Source(uri="https://tower.example", title="Tokyo Tower")
+    >>> c = Citation(start=0, end=12, char_start=0, char_end=4, text="東京タワ", sources=(tower,))
+    >>> c == Citation(0, 12, 0, 4, "東京タワ", (tower,))
+    True
+    >>> Citation(start=57, end=89, sources=(tower,)).char_start is None
+    True
     """
 
     start: int
     end: int
-    char_start: int | None
-    char_end: int | None
-    text: str | None
-    sources: tuple[Source, ...]
+    char_start: int | None = None
+    char_end: int | None = None
+    text: str | None = None
+    sources: tuple[Source, ...] = ()
     kind: CitationKind = "citation"
     score: float | None = None
     source_scores: tuple[float, ...] = ()
     part: int | None = None
     path: str = ""
+
+
+class SharedText:
+    """The answer text the citations of one answer slice their ``text`` from.
+
+    Held in a :class:`Citation`'s ``text`` slot in place of a copy of the cited text;
+    pickled once per pickle however many citations hold it (pickle's memo).
+    """
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __reduce__(self) -> tuple[type[SharedText], tuple[str]]:
+        return SharedText, (self.text,)
+
+
+# ``Citation.text`` is a property over the slot the dataclass made for the field: the
+# slot holds the text itself (what a caller passed, or an 0.1 pickle held) or the
+# answer's SharedText, which the property slices by the citation's characters.
+_TEXT_SLOT = Citation.__dict__["text"]
+_FIELDS = tuple(f.name for f in fields(Citation))
+
+
+def _citation_text(self: Citation) -> str | None:
+    value = _TEXT_SLOT.__get__(self, Citation)
+    if type(value) is SharedText:
+        return value.text[self.char_start : self.char_end]
+    return value  # type: ignore[no-any-return]
+
+
+def _citation_getstate(self: Citation) -> list[object]:
+    # the layout of 0.1's pickles (a list of the field values, in order), with the
+    # SharedText in place of the text where the citation shares the answer's
+    return [
+        _TEXT_SLOT.__get__(self, Citation) if n == "text" else getattr(self, n) for n in _FIELDS
+    ]
+
+
+def _citation_setstate(self: Citation, state: list[object]) -> None:
+    for name, value in zip(_FIELDS, state, strict=True):
+        object.__setattr__(self, name, value)
+
+
+setattr(  # noqa: B010 (mypy sees the field's type, str | None)
+    Citation,
+    "text",
+    property(_citation_text, _TEXT_SLOT.__set__, doc="The cited text (``None`` without one)."),
+)
+setattr(Citation, "__getstate__", _citation_getstate)  # noqa: B010
+setattr(Citation, "__setstate__", _citation_setstate)  # noqa: B010
+
+
+def shared_citation(
+    start: int,
+    end: int,
+    char_start: int,
+    char_end: int,
+    text: SharedText,
+    sources: tuple[Source, ...],
+    kind: CitationKind,
+    score: float | None,
+    source_scores: tuple[float, ...],
+    part: int | None,
+    path: str,
+) -> Citation:
+    """A :class:`Citation` whose ``text`` is ``text.text[char_start:char_end]``, sliced
+    when asked (what ``resolve`` builds)."""
+    return Citation(
+        start, end, char_start, char_end, text, sources, kind, score, source_scores,  # type: ignore[arg-type]
+        part, path,
+    )  # fmt: skip
+
+
+def replace_citation(citation: Citation, **changes: object) -> Citation:
+    """``dataclasses.replace(citation, **changes)``, still sharing the answer text when
+    neither the text nor the characters change (``dataclasses.replace`` copies it)."""
+    if "text" in changes or "char_start" in changes or "char_end" in changes:
+        return replace(citation, **changes)  # type: ignore[arg-type]
+    state = _citation_getstate(citation)
+    for name, value in changes.items():
+        state[_FIELDS.index(name)] = value
+    new = object.__new__(Citation)
+    _citation_setstate(new, state)
+    return new
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,6 +67,9 @@ class RawSpan:
     source_scores: list[object] = field(default_factory=list)
     # the input's names of the start, end and part fields, for problem paths
     names: tuple[str, str, str] = ("start_index", "end_index", "part_index")
+    # what the input gave for the list of refs when it is no list (a JSON string, number
+    # or object: ``"groundingChunkIndices": "0"``), for resolve to report; refs is empty
+    refs_not_a_list: object = None
 
     @property
     def offsets_path(self) -> str:

@@ -15,14 +15,15 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Literal, NoReturn
 
-from grounding_protos._core.model import Citation, Problem, Source
+from grounding_protos._core.model import Citation, Problem, SharedText, Source, shared_citation
 from grounding_protos._core.raw import RawAnswer, RawSpan
 from grounding_protos._exceptions import (
     CitationError,
     OffsetError,
     TextEncodingError,
 )
-from grounding_protos._offsets import PartMap, Snap, SpanSnap, TextIndex, Unit, shown
+from grounding_protos._offsets import PartMap, Snap, SpanSnap, TextIndex, Unit
+from grounding_protos._quote import excerpt, shown
 
 Mode = Literal["strict", "repair", "skip", "collect"]
 Hint = tuple[int, int, int, int] | None
@@ -81,6 +82,15 @@ class _Resolver:
         self.problems: list[Problem] = []
         self.extents: dict[tuple[int, int], tuple[int, int]] = {}  # part chars -> unit bounds
         self.table = [source for _, source in raw.sources]
+        self._shared: SharedText | None = None
+        self.positions: dict[int, int] | None = None  # part index -> text part position
+
+    def shared(self, index: TextIndex) -> SharedText:
+        """The answer text the citations slice their ``text`` from (one per answer)."""
+        shared = self._shared
+        if shared is None or shared.text is not index.text:
+            shared = self._shared = SharedText(index.text)
+        return shared
 
     def report(self, code: str, message: str, path: str) -> None:
         """A problem of one span: raised, recorded as a skip, or collected, by the mode."""
@@ -179,18 +189,20 @@ class _Resolver:
         if type(cited) is not str:
             cited = None
         if index is not None:
-            found = None if hint is None else index.text[hint[2] : hint[3]]
-            if found is not None and (cited is None or found == cited):
+            if hint is not None and (cited is None or _at(index.text, cited, hint[2], hint[3])):
                 # placed in bulk (whole-text offsets in range) and its text agrees
-                start, end, char_start, char_end = hint  # type: ignore[misc]
-                cited = found
+                start, end, char_start, char_end = hint
             else:
                 located = self.locate(span, start, end, part, index, parts, hint)
                 if located is None:
                     return None
                 start, end, char_start, char_end = located
-                cited = index.text[char_start:char_end]
-        elif start > end:
+            # the cited text is sliced from the one answer text when asked: no copy
+            return shared_citation(
+                start, end, char_start, char_end, self.shared(index), sources, span.kind,
+                score, source_scores, part, span.path,
+            )  # fmt: skip
+        if start > end:
             self.report(
                 "offset-inverted",
                 f"{span.names[0]} {shown(start)} is after {span.names[1]} {shown(end)}",
@@ -237,7 +249,7 @@ class _Resolver:
         else:
             placed = self.place(span, start, end, first, last, where, index)
         wanted = span.segment_text if isinstance(span.segment_text, str) else None
-        if type(placed) is tuple and (wanted is None or index.text[slice(*placed)] == wanted):
+        if type(placed) is tuple and (wanted is None or _at(index.text, wanted, *placed)):
             char_start, char_end = placed
             if unit == "byte" and self.snap is None and not self.clamp:  # already exact
                 origin = self.extent(first, last, index)[0]
@@ -350,8 +362,13 @@ class _Resolver:
     ) -> tuple[int, int] | None:
         """The character bounds of text part ``part`` in the joined text."""
         raw_parts = self.raw.parts or []
-        text_parts = [p for p in raw_parts if p.text is not None and not p.thought]
-        position = next((k for k, p in enumerate(text_parts) if p.index == part), None)
+        positions = self.positions
+        if positions is None:  # built once: a scan per span is quadratic in the parts
+            text_parts = (p for p in raw_parts if p.text is not None and not p.thought)
+            positions = self.positions = {}
+            for k, p in enumerate(text_parts):
+                positions.setdefault(p.index, k)
+        position = positions.get(part)
         if position is None or (parts is None and position != 0):
             what = "no such part"
             if 0 <= part < len(raw_parts):
@@ -378,6 +395,8 @@ class _Resolver:
         size = len(table)
         out: list[Source] = []
         ok = True
+        if span.refs_not_a_list is not None:
+            return self.not_a_list(span, span.refs_not_a_list)
         for j, value in enumerate(span.refs):
             if type(value) is int and 0 <= value < size:  # the common case, checked
                 out.append(table[value])
@@ -388,6 +407,20 @@ class _Resolver:
             else:
                 out.append(table[number])
         return tuple(out) if ok else None
+
+    def not_a_list(self, span: RawSpan, value: object) -> tuple[Source, ...]:
+        """A span whose list of references is no list: kept without sources (it has no
+        readable ones), and recorded; ``"strict"`` raises it."""
+        field = span.ref_path.split("[", 1)[0]  # ".grounding_chunk_indices"
+        problem = Problem(
+            "references-not-a-list",
+            f"{field.lstrip('.')} must be a list, not {shown(value)}: the span has no sources",
+            span.path + field,
+        )
+        if self.mode == "strict":
+            raise _Stop(problem)
+        self.problems.append(problem)
+        return ()
 
     def reference(self, span: RawSpan, j: int, size: int) -> int | None:
         by_id = span.ref_kind == "reference_id"
@@ -411,12 +444,17 @@ class _Resolver:
         if not 0 <= number < size:
             self.report(
                 f"{code}-out-of-range",
-                f"{noun} {value if isinstance(value, str) else shown(number)} is out of range: "
-                f"{table} has {size} entries",
+                f"{noun} {excerpt(value) if isinstance(value, str) else shown(number)} is out of "
+                f"range: {table} has {size} entries",
                 span.ref_at(j),
             )
             return None
         return number
+
+
+def _at(text: str, wanted: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end] == wanted``, without copying the slice."""
+    return end - start == len(wanted) and text.startswith(wanted, start)
 
 
 def _unit_floats(values: tuple[object, ...]) -> bool:

@@ -18,6 +18,7 @@ from grounding_protos._core.access import get
 from grounding_protos._core.model import Source
 from grounding_protos._core.raw import SHAPES, RawAnswer
 from grounding_protos._exceptions import UnsupportedInputError
+from grounding_protos._quote import excerpt
 
 _SCALARS = (str, bytes, bytearray, int, float, bool, list, tuple, set, frozenset, dict)
 
@@ -75,7 +76,7 @@ def describe(obj: object) -> str:
         return f"a {obj.DESCRIPTOR.full_name} message"
     if isinstance(obj, Mapping):
         names = sorted(map(str, obj))
-        keys = ", ".join(names[:8]) + (", …" if len(names) > 8 else "")
+        keys = ", ".join(excerpt(n, 40) for n in names[:8]) + (", …" if len(names) > 8 else "")
         return f"a dict with keys {{{keys}}}" if obj else "an empty dict"
     if obj is None:
         return "None"

@@ -14,6 +14,7 @@ from grounding_protos._core.access import (
     get,
     has,
     items,
+    not_a_list,
     text_or_none,
     titled,
     unwrap,
@@ -152,7 +153,9 @@ def _read_grounding_metadata(meta: object, prefix: str, raw: RawAnswer) -> None:
         start, end, part, text = fields(segment, "start_index", "end_index", "part_index", "text")
         if part == 0 and isinstance(segment, Message):
             part = None  # proto3 cannot tell 0 from absent: the whole answer
+        wrong = None
         if type(indices) is not list:
+            wrong = indices if not_a_list(indices) else None  # reported by resolve
             indices = items(support, "grounding_chunk_indices")
         if type(scores) is not list:
             scores = items(support, "confidence_scores")
@@ -163,6 +166,8 @@ def _read_grounding_metadata(meta: object, prefix: str, raw: RawAnswer) -> None:
             ".grounding_chunk_indices[{}]", ".segment",
         )  # fmt: skip
         span.source_scores = scores
+        if wrong is not None:
+            span.refs_not_a_list = wrong
         raw.spans.append(span)
 
 

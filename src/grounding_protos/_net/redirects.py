@@ -26,6 +26,7 @@ import hashlib
 import math
 import operator
 import os
+import pathlib
 import re
 import sqlite3
 import time
@@ -35,12 +36,19 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 from urllib.parse import SplitResult, urljoin, urlsplit
 
-from grounding_protos._core.model import REDIRECT_HOSTS, Citation, Grounded, Problem, Source
+from grounding_protos._core.model import (
+    REDIRECT_HOSTS,
+    Grounded,
+    Problem,
+    Source,
+    replace_citation,
+)
 from grounding_protos._exceptions import (
     ArgumentTypeError,
     ArgumentValueError,
     MissingDependencyError,
 )
+from grounding_protos._quote import excerpt, shown
 
 if TYPE_CHECKING:
     import httpx
@@ -61,6 +69,12 @@ _BUSY_TIMEOUT: Final = 10.0  # seconds to wait for another process's write lock
 # Whitespace or a control character anywhere in a Location: refused rather than
 # guessed at (browsers strip some of them, which can change the scheme).
 _BAD_LOCATION: Final = re.compile(r"[\x00-\x20\x7f]")
+# Google's own redirect hosts, which answer on https at port 443 only (whatever hosts a
+# caller names, or a test makes redirect hosts).
+_GOOGLE_HOSTS: Final = REDIRECT_HOSTS
+# A path segment that RFC 3986 dot-segment removal takes out, spelled out or
+# percent-encoded (a server may decode %2e before it normalises).
+_DOT_SEGMENT: Final = re.compile(r"(?:\.|%2e){1,2}", re.IGNORECASE)
 
 
 # --- Options and outcomes -----------------------------------------------------------------
@@ -79,14 +93,37 @@ class Settings:
     ttl: float = DEFAULT_TTL
 
     def is_redirect(self, url: str) -> bool:
-        """Whether ``url`` is a grounding redirect (an http(s) URL on a redirect host,
-        under :data:`REDIRECT_PATH`)."""
+        """Whether ``url`` is a grounding redirect to ask: an http(s) URL on a redirect
+        host, under :data:`REDIRECT_PATH` as it will be sent, that :meth:`refusal` lets
+        through."""
+        return self.claims(url) and self.refusal(url) is None
+
+    def claims(self, url: str) -> bool:
+        """Whether ``url`` looks like a grounding redirect (its host and raw path)."""
         parts = _split(url)
         return (
             parts is not None
             and _host(url) in self.redirect_hosts
             and parts.path.startswith(REDIRECT_PATH)
         )
+
+    def refusal(self, url: str) -> str | None:
+        """Why a URL that :meth:`claims` to be a grounding redirect is not asked, if it
+        is not: a dot segment in its path (httpx removes them before sending, so
+        ``/grounding-api-redirect/../../x`` would ask ``/x``), or, on Google's redirect
+        host, plain ``http`` or a port other than 443. A host given in
+        ``redirect_hosts=`` may use http and any port (a local server, a mirror)."""
+        parts = _split(url)
+        if parts is None:
+            return None
+        if any(_DOT_SEGMENT.fullmatch(s) for s in parts.path.split("/")):
+            return "its path has a dot segment ('.' or '..'), which would change the path sent"
+        if _host(url) in _GOOGLE_HOSTS:
+            if parts.scheme.lower() != "https":
+                return f"{parts.scheme}: on {parts.hostname}, whose redirects are https"
+            if parts.port not in (None, 443):
+                return f"port {parts.port} on {parts.hostname}, whose redirects use 443"
+        return None
 
     def wanted(self, url: str) -> bool:
         """Whether ``url`` is to be asked: a grounding redirect, or with
@@ -186,6 +223,10 @@ async def aresolve(grounded: Grounded, options: Settings) -> Grounded:
     places = _source_places(grounded)
     urls = list(dict.fromkeys(s.uri for s in places if s.uri and options.wanted(s.uri)))
     outcomes: dict[str, Outcome] = {}
+    for source in places:  # looks like a redirect, but is not sent as it is written
+        reason = source.uri and options.claims(source.uri) and options.refusal(source.uri)
+        if source.uri and reason:
+            outcomes[source.uri] = _failed("redirect-refused", f"not asked: {reason}")
     for url in urls:
         if _has_userinfo(url):
             outcomes[url] = _failed(
@@ -268,7 +309,9 @@ def rebuild(
             )
         elif outcome.code:
             problems.append(
-                Problem(outcome.code, f"{source.uri}: {outcome.message}", f"{place}.uri")
+                Problem(
+                    outcome.code, f"{excerpt(source.uri or '')}: {outcome.message}", f"{place}.uri"
+                )
             )
     if not new:
         return dataclasses.replace(
@@ -281,8 +324,8 @@ def rebuild(
     def swap(sources: Iterable[Source]) -> tuple[Source, ...]:
         return tuple(new.get(s, s) for s in sources)
 
-    citations = [
-        _replace(c, sources=swap(c.sources)) if any(s in new for s in c.sources) else c
+    citations = [  # replace_citation keeps each citation's text shared with the answer
+        replace_citation(c, sources=swap(c.sources)) if any(s in new for s in c.sources) else c
         for c in grounded.citations
     ]
     return dataclasses.replace(
@@ -314,7 +357,7 @@ def _host(url: str) -> str | None:
     return parts.hostname if parts is not None else None
 
 
-_Record = TypeVar("_Record", Source, Citation)
+_Record = TypeVar("_Record", bound=Source)
 
 
 _Layout = tuple[Callable[[Any], tuple[Any, ...]], dict[str, int]]
@@ -332,8 +375,8 @@ def _layout(cls: type) -> _Layout:
 
 
 def _replace(record: _Record, **changes: Any) -> _Record:
-    """``dataclasses.replace`` for a Source or a Citation (every field an ``__init__``
-    argument, in order), about 4x faster: an answer can have thousands of sources."""
+    """``dataclasses.replace`` for a Source (every field an ``__init__`` argument, in
+    order), about 4x faster: an answer can have thousands of sources."""
     get, index = _layout(type(record))
     values = list(get(record))
     for name, value in changes.items():
@@ -408,12 +451,18 @@ async def _follow(url: str, options: Settings, ask: Callable[[str], Awaitable[Ou
         if target in seen:
             return _failed(
                 "redirect-loop",
-                f"redirects back to {target}" if target == url else f"loops at {target}",
+                f"redirects back to {excerpt(target)}"
+                if target == url
+                else f"loops at {excerpt(target)}",
             )
+        if options.claims(target) and (reason := options.refusal(target)):
+            return _failed("redirect-refused", f"redirects to {excerpt(target)}: {reason}")
         if not options.is_redirect(target):
             return outcome
         if _has_userinfo(target):
-            return _failed("redirect-credentials", f"redirects to {target} with a user name")
+            return _failed(
+                "redirect-credentials", f"redirects to {excerpt(target)} with a user name"
+            )
         seen.add(target)
         current = target
     return _failed("redirect-too-many", f"still a redirect after {MAX_HOPS} requests")
@@ -474,7 +523,7 @@ def _read_answer(url: str, status: int, location: str | None, options: Settings)
             )
         if _BAD_LOCATION.search(location):
             return _failed(
-                "redirect-bad-location", f"Location {location!r} holds whitespace or controls"
+                "redirect-bad-location", f"Location {shown(location)} holds whitespace or controls"
             )
         # An absolute Location stands alone (urljoin would take "http:///x" for a
         # path on the request's host); a relative one is read against the request.
@@ -544,13 +593,26 @@ def _connect(path: str) -> sqlite3.Connection:
         raise
 
 
+def _connect_to_read(path: str) -> sqlite3.Connection:
+    """A connection for reading: as :func:`_connect`, or, for a cache that cannot be
+    written (a read-only file or folder: WAL mode needs its ``-shm`` file), the file
+    opened read-only as it is (``immutable``: nothing can change it meanwhile)."""
+    try:
+        return _connect(path)
+    except sqlite3.OperationalError:
+        if not os.path.isfile(path):
+            raise
+    uri = pathlib.Path(path).resolve().as_uri() + "?mode=ro&immutable=1"
+    return sqlite3.connect(uri, uri=True, timeout=_BUSY_TIMEOUT, isolation_level=None)
+
+
 def read_cache(path: str, urls: Sequence[str], ttl: float) -> dict[str, str]:
     """The targets stored for ``urls`` less than ``ttl`` seconds ago."""
     by_key = {_key(u): u for u in urls}
     keys = list(by_key)
     oldest = time.time() - ttl
     found: dict[str, str] = {}
-    db = _connect(path)
+    db = _connect_to_read(path)
     try:
         for i in range(0, len(keys), _SQL_CHUNK):
             chunk = keys[i : i + _SQL_CHUNK]

@@ -31,7 +31,6 @@ references are appended and its ``referenceId`` values shifted to match.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
@@ -90,7 +89,7 @@ def merge_answer_chunks(
         for name in _LAST_WINS:
             value = get(answer, name)
             if value not in (None, "", [], {}):
-                merged[name] = copy.deepcopy(value)
+                merged[name] = value  # not copied: nothing below changes it
         for name in _UNION:
             for value in items(answer, name):
                 if value not in merged.setdefault(name, []):
@@ -101,7 +100,7 @@ def merge_answer_chunks(
     if text:
         merged["answerText"] = text
     if references:
-        merged["references"] = copy.deepcopy(references)
+        merged["references"] = list(references)
     return {k: v for k, v in merged.items() if v != []}
 
 
@@ -123,10 +122,16 @@ def _answer_of(chunk: object, position: int) -> Mapping[str, Any]:
 
 
 def _moved(span: object, shift: int, id_shift: int) -> object:
-    """A copy of a citation or grounding support with offsets and reference ids shifted."""
-    out = copy.deepcopy(span)
-    if not isinstance(out, dict):
-        return out
+    """A copy of a citation or grounding support with offsets and reference ids shifted.
+
+    Only what changes is copied (the span and its sources, one level each): a deep
+    copy of the whole span recursed once per level of any value nested in it.
+    """
+    if not isinstance(span, Mapping):
+        return span
+    out = dict(span)
+    if id_shift and isinstance(out.get("sources"), list):
+        out["sources"] = [dict(s) if isinstance(s, Mapping) else s for s in out["sources"]]
     for key in ("startIndex", "start_index", "endIndex", "end_index"):
         if shift and key in out:
             out[key] = _plus(out[key], shift)

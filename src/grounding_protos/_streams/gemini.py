@@ -26,6 +26,7 @@ from grounding_protos._core import access as _access
 from grounding_protos._core.access import get, items, unwrap
 from grounding_protos._core.model import Grounded, Problem
 from grounding_protos._exceptions import CitationError, OffsetError, StreamError
+from grounding_protos._quote import excerpt, shown
 from grounding_protos._streams.common import ReadOptions, text_line
 from grounding_protos._streams.parse import (
     Chunk,
@@ -100,9 +101,9 @@ class Candidate:
         self.citation_name = ""  # "citationSources" (Gemini API) or "citations" (Vertex)
         self.citations: list[object] = []
         self.citation_events: list[int] = []
-        self.citation_keys: list[tuple[str, ...]] = []
-        self.keys: dict[tuple[str, ...], int] = {}  # citation key -> its position
-        self.spans: dict[tuple[str, ...], list[int]] = {}  # span -> citations on it
+        self.citation_keys: list[tuple[object, ...]] = []
+        self.keys: dict[tuple[object, ...], int] = {}  # citation key -> its position
+        self.spans: dict[tuple[object, ...], list[int]] = {}  # span -> citations on it
         self.url_context: object = None
         self.chunk_first_citation = 0  # where the citations of event `citation_event` start
         self.citation_event = 0
@@ -234,7 +235,7 @@ class Candidate:
                 continue
             same = self.spans.setdefault(key[:2], [])
             keys = self.citation_keys
-            if key[2] == "None":  # merged into a citation of the span that says all it says
+            if key[2] == _NONE:  # merged into a citation of the span that says all it says
                 full = [j for j in same if _covers(keys[j], key)]
                 if full:
                     self._merged(full[0], f"event {number} sends again, without URI, a cited span")
@@ -345,8 +346,9 @@ def integer(value: object) -> int | None:
     return None
 
 
-def _citation_key(item: object) -> tuple[str, ...]:
-    """What makes two citations the same: span, URI, title, license, date (as text)."""
+def _citation_key(item: object) -> tuple[object, ...]:
+    """What makes two citations the same: span, URI, title, license, date (their values;
+    a value that is no JSON scalar only ever equals itself)."""
     if type(item) is dict:  # as get() reads each: snake_case key if present, else camelCase
         start, end, uri, title, license_, date = (
             item.get(camel) if (value := item.get(snake, _ABSENT)) is _ABSENT else value
@@ -363,13 +365,24 @@ def _citation_key(item: object) -> tuple[str, ...]:
     if number is not None:
         end = number
     return (
-        repr(start),
-        repr(end),
-        repr(uri or None),
-        repr(title or None),
-        repr(license_ or None),
-        repr(date),
+        _key_part(start),
+        _key_part(end),
+        _key_part(uri or None),
+        _key_part(title or None),
+        _key_part(license_ or None),
+        tuple(map(_key_part, date)) if type(date) is tuple else _key_part(date),
     )
+
+
+def _key_part(value: object) -> object:
+    """``value`` as part of a hashable key: a scalar with its type (``1`` is not ``"1"``),
+    anything else by identity (no ``repr``: it recursed once per level of nesting)."""
+    if value is None or type(value) in (str, int, float, bool):
+        return type(value).__name__, value
+    return "object", id(value)
+
+
+_NONE = _key_part(None)
 
 
 _KEY_SPELLINGS = tuple(
@@ -379,12 +392,12 @@ _KEY_SPELLINGS = tuple(
 _ABSENT = object()
 
 
-def _covers(kf: tuple[str, ...], kb: tuple[str, ...]) -> bool:
+def _covers(kf: tuple[object, ...], kb: tuple[object, ...]) -> bool:
     """Whether citation key ``kf`` has a URI and every other field key ``kb`` has, alike."""
     return (
-        kf[2] != "None"
-        and kb[2] == "None"
-        and all(b in ("None", f) for f, b in zip(kf[3:], kb[3:], strict=True))
+        kf[2] != _NONE
+        and kb[2] == _NONE
+        and all(b in (_NONE, f) for f, b in zip(kf[3:], kb[3:], strict=True))
     )
 
 
@@ -422,7 +435,7 @@ def response_chunk(number: int, chunk: object) -> object:
                 f"the stream reports an error: {error_text(chunk['error'])}", event=number
             )
         if chunk and not any(get(chunk, n) is not None for n in _RESPONSE_FIELDS):
-            keys = ", ".join(sorted(map(str, chunk))[:6])
+            keys = ", ".join(excerpt(k, 40) for k in sorted(map(str, chunk))[:6])
             raise StreamError(
                 f"not a generateContent response chunk: a JSON object with keys {{{keys}}}",
                 event=number,
@@ -545,7 +558,9 @@ class Merger:
                 raw_index = get(candidate, "index")
             index = position if raw_index is None else integer(raw_index)
             if index is None or index < 0:
-                raise StreamError(f"candidate index {raw_index!r} is not a number", event=number)
+                raise StreamError(
+                    f"candidate index {shown(raw_index)} is not a number", event=number
+                )
             state = states.get(index)
             if state is None:
                 state = states[index] = Candidate(index, self.track)

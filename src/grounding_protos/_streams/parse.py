@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, Any, Literal, NamedTuple
 
 from grounding_protos._exceptions import StreamError
+from grounding_protos._quote import excerpt, shown
 
 Format = Literal["sse", "json-array", "json"]
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -148,11 +149,12 @@ def _event_value(number: int, kind: str, data: str) -> object:
         except ValueError:
             body = None
         error = body.get("error", body) if isinstance(body, Mapping) else None
-        shown = error_text(error) if isinstance(error, Mapping) else _shown(data)
-        raise StreamError(f"the stream reports an error: {shown}", event=number)
+        said = error_text(error) if isinstance(error, Mapping) else _shown(data)
+        raise StreamError(f"the stream reports an error: {said}", event=number)
     if kind not in ("", "message"):
         raise StreamError(
-            f"event type {kind!r} is not part of a Gemini response stream (data {_shown(data)})",
+            f"event type {shown(kind)} is not part of a Gemini response stream "
+            f"(data {_shown(data)})",
             event=number,
         )
     return decode_json(number, data)
@@ -182,10 +184,17 @@ def decode_json(number: int, data: str | bytes) -> object:
 def error_text(error: object) -> str:
     """A Google API error object (``{"code", "status", "message"}``) in one line."""
     if not isinstance(error, Mapping):
-        return repr(error)
+        return shown(error)
     code, status, message = (error.get(k) for k in ("code", "status", "message"))
-    head = " ".join(str(v) for v in (code, status) if v)
-    return f"{head}: {message}" if head and message else str(message or head or error)
+    head = " ".join(_said(v) for v in (code, status) if v)
+    if message and head:
+        return f"{head}: {_said(message)}"
+    return _said(message) if message else head or shown(error)
+
+
+def _said(value: object) -> str:
+    """A value of an error object, bounded (the stream's message may be megabytes)."""
+    return excerpt(value) if isinstance(value, str) else shown(value)
 
 
 def _shown(data: str, limit: int = 80) -> str:

@@ -195,7 +195,22 @@ def _is_answer_chunk(value: object) -> bool:
 
 def _read_answers(events: Iterable[Item], options: ReadOptions) -> Grounded:
     """``read`` of the ``Answer`` that the chunks of a streamed answer merge into
-    (``_inputs_answer_stream.merge_answer_chunks``: each chunk a delta of the text)."""
+    (``_streams.answer.merge_answer_chunks``: each chunk a delta of the text)."""
+    merged, problems = merge_answer_stream(events)
+    grounded = read(
+        merged, text=options.text, errors=options.errors, snap=options.snap, clamp=options.clamp
+    )
+    return replace(grounded, problems=[*grounded.problems, *problems])
+
+
+def merge_answer_stream(events: Iterable[Item]) -> tuple[dict[str, Any], list[Problem]]:
+    """The ``Answer`` (a JSON dict) that the numbered events of a streamed Discovery
+    Engine answer merge into, and what the stream lacked (``stream-truncated``,
+    ``stream-incomplete``); the command line reads recordings through it too.
+
+    Raises:
+        StreamError: an event is not part of a streamed answer, naming its number.
+    """
     chunks: list[object] = []
     problems: list[Problem] = []
     for item in events:
@@ -209,9 +224,6 @@ def _read_answers(events: Iterable[Item], options: ReadOptions) -> Grounded:
             raise StreamError("not a part of a streamed Discovery Engine answer", event=number)
         chunks.append(value)
     merged = merge_answer_chunks(chunks)
-    grounded = read(
-        merged, text=options.text, errors=options.errors, snap=options.snap, clamp=options.clamp
-    )
     state = merged.get("state")
     if state in (None, "STREAMING", "IN_PROGRESS", "STATE_UNSPECIFIED"):
         problems.append(
@@ -223,7 +235,7 @@ def _read_answers(events: Iterable[Item], options: ReadOptions) -> Grounded:
                 "answer.state",
             )
         )
-    return replace(grounded, problems=[*grounded.problems, *problems])
+    return merged, problems
 
 
 async def aread_stream(
