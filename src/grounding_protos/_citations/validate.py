@@ -205,8 +205,10 @@ def _scores(obj: object) -> list[Problem]:
                 continue
             kind = type(value)
             score = _is_score(key)
-            if score == 1:  # a *_score field
-                if kind is not float or not 0.0 <= value <= 1.0:  # type: ignore[operator]
+            if score == 1:  # a *_score field; None (JSON null) is an absent one
+                if value is not None and (
+                    kind is not float or not 0.0 <= value <= 1.0  # type: ignore[operator]
+                ):
                     _check_score(value, _spell((place, key)), problems)
                 continue
             if kind in _LEAVES and score == 0:
