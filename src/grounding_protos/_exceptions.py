@@ -4,10 +4,12 @@ All of them derive from :class:`GroundingProtosError`; each also derives from th
 builtin a caller would expect (``ValueError``, ``LookupError``), so existing
 ``except`` clauses keep working. This module imports nothing from protobuf, so that
 ``grounding_protos.offsets`` stays protobuf-free; the errors that must also be
-protobuf exceptions live in ``_protobuf_errors``.
+protobuf exceptions live in ``_proto/errors.py``.
 """
 
 from __future__ import annotations
+
+from grounding_protos._public import public
 
 __all__ = [
     "AmbiguousTypeError",
@@ -128,3 +130,6 @@ class StreamError(GroundingProtosError, ValueError):
         super().__init__(f"event {event}: {reason}" if event is not None else reason)
         self.reason = reason
         self.event = event
+
+
+public("grounding_protos", *(globals()[name] for name in __all__))

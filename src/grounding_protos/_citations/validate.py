@@ -32,6 +32,7 @@ from grounding_protos._inputs.dispatch import read_input
 from grounding_protos._offsets import Unit, shown
 from grounding_protos._proto.pool import is_repeated
 from grounding_protos._proto.registry import message_class
+from grounding_protos._public import public
 
 _SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
 _SCHEMA_OF_SHAPE = {
@@ -377,3 +378,6 @@ def _json_types(targets: list[tuple[Any, str, str]]) -> list[Problem]:
         except Exception as exc:  # JSONParseError, or worse on hostile input
             problems.append(Problem("invalid-json-value", str(exc), path))
     return problems
+
+
+public("grounding_protos", validate)

@@ -22,6 +22,7 @@ from grounding_protos._core.model import Citation, Grounded, Problem, SpanPolicy
 from grounding_protos._exceptions import CitationError, OffsetError, StreamError
 from grounding_protos._inputs.dispatch import classify
 from grounding_protos._offsets import SpanSnap
+from grounding_protos._public import public
 from grounding_protos._streams.answer import merge_answer_chunks
 from grounding_protos._streams.common import ReadOptions, text_line
 from grounding_protos._streams.gemini import (
@@ -195,7 +196,7 @@ def _is_answer_chunk(value: object) -> bool:
 
 def _read_answers(events: Iterable[Item], options: ReadOptions) -> Grounded:
     """``read`` of the ``Answer`` that the chunks of a streamed answer merge into
-    (``_inputs_answer_stream.merge_answer_chunks``: each chunk a delta of the text)."""
+    (``_streams.answer.merge_answer_chunks``: each chunk a delta of the text)."""
     chunks: list[object] = []
     problems: list[Problem] = []
     for item in events:
@@ -415,3 +416,6 @@ class StreamReader:
             sources=tuple(replace(s, id=str(j)) for s in c.sources),
             path=f"{state.path}.citation_metadata.{name}[{j}]",
         )
+
+
+public("grounding_protos.citations", read_stream, aread_stream, Update, StreamReader)
