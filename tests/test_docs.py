@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,14 @@ def test_doc_examples(path: Path) -> None:
     result = doctest.testfile(str(path), module_relative=False, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
     assert result.attempted > 0, f"{path.name} has no examples"
+
+
+def test_the_home_page_lists_every_guide() -> None:
+    home = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    linked = set(re.findall(r"\]\(([\w-]+\.md)\)", home))
+    assert linked == {p.name for p in DOCS} - {"index.md"}
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert set(re.findall(r": ([\w-]+\.md)$", nav, re.MULTILINE)) == {p.name for p in DOCS}
 
 
 def test_site_builds_without_warnings(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "grounding_protos"
 # modules belong to the folder's layer. The public facades stand above the layers
 # they re-export; the CLI above the facades it uses.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("_exceptions", "_quote", "_offsets"),
+    ("_exceptions", "_quote", "_offsets", "_public"),
     ("_proto", "google"),
     ("_codec",),
     ("_core",),

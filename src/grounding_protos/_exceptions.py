@@ -9,6 +9,8 @@ protobuf exceptions live in ``_proto/errors.py``.
 
 from __future__ import annotations
 
+from grounding_protos._public import public
+
 __all__ = [
     "AmbiguousTypeError",
     "ArgumentTypeError",
@@ -128,3 +130,6 @@ class StreamError(GroundingProtosError, ValueError):
         super().__init__(f"event {event}: {reason}" if event is not None else reason)
         self.reason = reason
         self.event = event
+
+
+public("grounding_protos", *(globals()[name] for name in __all__))

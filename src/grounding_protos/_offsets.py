@@ -43,6 +43,7 @@ from grounding_protos._exceptions import (
     OffsetError,
     TextEncodingError,
 )
+from grounding_protos._public import public
 from grounding_protos._quote import shown
 
 Unit = Literal["byte", "char", "utf16"]
@@ -195,7 +196,7 @@ class TextIndex:
     >>> index.to_char(3)
     Traceback (most recent call last):
     ...
-    grounding_protos._exceptions.OffsetError: byte offset 3 splits 'ï' (U+00EF), \
+    grounding_protos.OffsetError: byte offset 3 splits 'ï' (U+00EF), \
 which occupies bytes [2, 4); valid byte offsets are 0..12 at character boundaries, \
 such as 2 or 4
     >>> index.to_char(3, snap="floor"), index.to_char(99, clamp=True)
@@ -1103,3 +1104,17 @@ def _reversed_message(label: str, start: object, end: object, unit: str) -> str:
         f"{label} ({shown(start)}, {shown(end)}) is reversed: its start is after its end "
         f"({_NAME[unit]} offsets)"
     )
+
+
+public(
+    "grounding_protos.offsets",
+    TextIndex,
+    PartMap,
+    byte_slice,
+    byte_to_char,
+    byte_to_utf16,
+    char_to_byte,
+    char_to_utf16,
+    utf16_to_byte,
+    utf16_to_char,
+)

@@ -28,6 +28,7 @@ from grounding_protos._core.model import (
     UrlStatus,
     cited_characters,
 )
+from grounding_protos._core.model import SharedText as SharedText  # for pickles, not API
 from grounding_protos._core.raw import SHAPES, InputShape
 from grounding_protos._render.markers import (
     ListStyle,

@@ -64,7 +64,7 @@ def struct(value: Mapping[str, object]) -> Struct:
     >>> struct({"a": {1, 2}})
     Traceback (most recent call last):
     ...
-    grounding_protos._exceptions.ArgumentTypeError: struct value at $.a is a set; \
+    grounding_protos.ArgumentTypeError: struct value at $.a is a set; \
 expected None, bool, int, float, str, list, tuple or a mapping with str keys
     """
     _check_json_like(value, "$")

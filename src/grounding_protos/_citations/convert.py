@@ -25,6 +25,7 @@ from grounding_protos._exceptions import (
     MissingDependencyError,
 )
 from grounding_protos._proto.registry import message_class
+from grounding_protos._public import public
 from grounding_protos._quote import shown
 from grounding_protos.google.ai.generativelanguage.v1beta3.citation_pb2 import (
     CitationMetadata,
@@ -251,6 +252,7 @@ def source_to_fact_chunk(source: Source) -> FactChunk:
     """A :class:`Source` as a v1beta ``FactChunk``: ``text`` -> ``chunk_text``, ``id`` ->
     ``source``, every other field (as a string) in ``source_metadata``. Nothing is lost.
 
+    >>> from grounding_protos.citations import Source
     >>> chunk = source_to_fact_chunk(Source(uri="https://a.example", title="A", id="0",
     ...                                     text="Alpha", score=0.5))
     >>> chunk.chunk_text, chunk.source, chunk.source_metadata["score"]
@@ -354,3 +356,18 @@ def from_official(obj: object) -> Message:
         )
     cls = message_class(raw.DESCRIPTOR.full_name)
     return cls.FromString(raw.SerializeToString())
+
+
+public(
+    "grounding_protos.convert",
+    Converted,
+    to_grounding_metadata,
+    to_citation_metadata,
+    source_to_fact_chunk,
+    fact_chunk_to_source,
+    source_to_grounding_fact,
+    grounding_fact_to_source,
+    grounding_fact_losses,
+    to_official,
+    from_official,
+)

@@ -15,6 +15,7 @@ from grounding_protos._citations.read import read
 from grounding_protos._core.model import Citation, Grounded, Problem, Source, SpanPolicy
 from grounding_protos._exceptions import ArgumentValueError, CitationError, OffsetError
 from grounding_protos._offsets import TextIndex, Unit
+from grounding_protos._public import public
 from grounding_protos._quote import excerpt
 
 OpenAIApi = Literal["responses", "chat"]
@@ -126,6 +127,7 @@ def to_openai_annotations(
     ``"not-representable"``, or ``"no-source"``); with a list, it is left out and a
     :class:`Problem` naming it is appended.
 
+    >>> from grounding_protos.citations import Citation, Grounded, Source
     >>> g = Grounded("Grüße aus Köln.", [Citation(12, 17, 10, 14, "Köln",
     ...     (Source(uri="https://koeln.example", title="Köln"),))])
     >>> from pprint import pprint
@@ -205,6 +207,7 @@ def to_langchain_blocks(
     ``file_search_store``, ``custom_metadata``, ``source_text``, scores, …), each only
     when set. No ``id`` is generated, so the output is deterministic.
 
+    >>> from grounding_protos.citations import Citation, Grounded, Source
     >>> g = Grounded("東京は首都です。", [Citation(0, 9, 0, 3, "東京は",
     ...     (Source(title="Tokyo guide", kind="retrieved_context", document="docs/7"),))])
     >>> [block] = to_langchain_blocks(g, unit="utf16")
@@ -297,3 +300,6 @@ def _extras(source: Source) -> dict[str, Any]:
         ("source_text", source.text),
     )
     return {k: v for k, v in fields if v is not None}
+
+
+public("grounding_protos.convert", to_openai_annotations, to_langchain_blocks)

@@ -11,6 +11,7 @@ import os
 from collections.abc import Collection
 
 from grounding_protos._core.model import Grounded
+from grounding_protos._public import public
 
 _CONCURRENCY = 8
 _TIMEOUT = 5.0
@@ -108,3 +109,6 @@ async def aresolve_urls(
         ttl=ttl,
     )
     return await _redirects.aresolve(grounded, options)
+
+
+public("grounding_protos.citations", resolve_urls, aresolve_urls)

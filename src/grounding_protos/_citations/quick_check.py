@@ -292,11 +292,14 @@ def _scores_ok(value: object) -> bool:
 
 
 def _key_scores_ok(score: int, value: object) -> bool:
-    """The value of a key of score kind ``score`` (1 or 2) holds only scores in [0, 1]."""
+    """The value of a key of score kind ``score`` (1 or 2) holds only scores in [0, 1];
+    ``None`` (JSON ``null``) is an absent field."""
     if score == 2 and type(value) is list:
         for v in value:  # floats first; NaN fails the comparison too
             if (type(v) is not float or not 0.0 <= v <= 1.0) and not _score_ok(v):
                 return False
+        return True
+    if value is None:
         return True
     return _score_ok(value) if score == 1 else _scores_ok(value)
 
@@ -379,6 +382,8 @@ def _typed(
         fast, other, oneof, _, _, argument, _ = plan
         if other is not None and other in data:
             bad |= TYPES  # both spellings of one field
+        if value is None:
+            continue  # null: the field is absent (json_format clears it, oneofs too)
         if oneof >= 0:
             if oneofs >> oneof & 1:
                 bad |= TYPES  # two members of a oneof

@@ -7,6 +7,7 @@ from grounding_protos._core.resolve import resolve
 from grounding_protos._exceptions import ArgumentValueError
 from grounding_protos._inputs.dispatch import read_input
 from grounding_protos._offsets import SpanSnap, Unit
+from grounding_protos._public import public
 
 _POLICIES = ("strict", "repair", "skip")
 _UNITS = ("byte", "char", "utf16")
@@ -115,3 +116,6 @@ def extract(
     return read(
         obj, text=text, candidate=candidate, errors=errors, snap=snap, clamp=clamp, unit=unit
     ).citations
+
+
+public("grounding_protos.citations", read, extract)

@@ -32,6 +32,7 @@ from grounding_protos._inputs.dispatch import read_input
 from grounding_protos._offsets import Unit
 from grounding_protos._proto.pool import is_repeated
 from grounding_protos._proto.registry import message_class
+from grounding_protos._public import public
 from grounding_protos._quote import shown
 
 _SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
@@ -206,8 +207,10 @@ def _scores(obj: object) -> list[Problem]:
                 continue
             kind = type(value)
             score = _is_score(key)
-            if score == 1:  # a *_score field
-                if kind is not float or not 0.0 <= value <= 1.0:  # type: ignore[operator]
+            if score == 1:  # a *_score field; None (JSON null) is an absent one
+                if value is not None and (
+                    kind is not float or not 0.0 <= value <= 1.0  # type: ignore[operator]
+                ):
                     _check_score(value, _spell((place, key)), problems)
                 continue
             if kind in _LEAVES and score == 0:
@@ -376,3 +379,6 @@ def _json_types(targets: list[tuple[Any, str, str]]) -> list[Problem]:
         except Exception as exc:  # JSONParseError, or worse on hostile input
             problems.append(Problem("invalid-json-value", str(exc), path))
     return problems
+
+
+public("grounding_protos", validate)

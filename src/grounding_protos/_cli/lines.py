@@ -9,6 +9,7 @@ from grounding_protos._cli.commands import error_record
 from grounding_protos._cli.commands import process_line as _process_line
 from grounding_protos._cli.options import Options
 from grounding_protos._exceptions import ArgumentValueError
+from grounding_protos._public import public
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -194,3 +195,6 @@ def process_line(
         return error_record(result)
     assert result.output is not None
     return result.output
+
+
+public("grounding_protos.batch", LineOptions, process_lines, process_line)

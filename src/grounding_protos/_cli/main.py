@@ -29,6 +29,7 @@ from grounding_protos._cli.io import (
     stderr_line,
     write_once,
 )
+from grounding_protos._public import public
 
 if TYPE_CHECKING:
     from grounding_protos._cli.options import Options
@@ -673,3 +674,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "(run with --debug for a traceback)"
             )
         return EXIT_USAGE
+
+
+public("grounding_protos.cli", main)

@@ -25,6 +25,7 @@ from grounding_protos._exceptions import ArgumentTypeError, ArgumentValueError
 from grounding_protos._proto import pool as _pool
 from grounding_protos._proto.errors import JSONParseError
 from grounding_protos._proto.registry import resolve_class
+from grounding_protos._public import public
 from grounding_protos._quote import SHOWN_LIMIT, excerpt
 
 M = TypeVar("M", bound=Message)
@@ -390,7 +391,7 @@ def from_json(
     >>> from_json(Answer, '{"citations": [{"startIndex": 1.5}]}')
     Traceback (most recent call last):
     ...
-    grounding_protos._proto.errors.JSONParseError: invalid JSON for \
+    grounding_protos.JSONParseError: invalid JSON for \
 google.cloud.discoveryengine.v1.Answer at citations[0].startIndex: Couldn't parse integer: 1.5
     """
     target, fresh = _target(message_type)
@@ -564,3 +565,6 @@ def generated_source(
     else:
         raise ArgumentValueError(f'kind must be "to_dict" or "from_dict", not {kind!r}')
     return None if plan is None else plan.source
+
+
+public("grounding_protos.codec", to_dict, to_json, from_dict, from_json, Codec, generated_source)

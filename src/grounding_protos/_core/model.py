@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Literal
 from urllib.parse import urlsplit
 
+from grounding_protos._public import public
+
 SourceKind = Literal[
     "web",  # GroundingChunk.web
     "retrieved_context",  # GroundingChunk.retrieved_context
@@ -378,3 +380,16 @@ def cited_characters(citations: Iterable[Citation]) -> int:
             covered += end - start
             reach = end
     return covered
+
+
+public(
+    "grounding_protos.citations",
+    Source,
+    Citation,
+    Problem,
+    UrlStatus,
+    SearchInfo,
+    Grounded,
+    cited_characters,
+    SharedText,  # named by the pickles of citations that share an answer's text
+)

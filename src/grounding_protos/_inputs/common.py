@@ -75,9 +75,9 @@ def describe(obj: object) -> str:
     if isinstance(obj, Message):
         return f"a {obj.DESCRIPTOR.full_name} message"
     if isinstance(obj, Mapping):
-        names = sorted(map(str, obj))
+        names = sorted(str(k) for k, v in obj.items() if v is not None)  # null: absent
         keys = ", ".join(excerpt(n, 40) for n in names[:8]) + (", …" if len(names) > 8 else "")
-        return f"a dict with keys {{{keys}}}" if obj else "an empty dict"
+        return f"a dict with keys {{{keys}}}" if names else "an empty dict"
     if obj is None:
         return "None"
     kind: Any = type(obj)

@@ -10,6 +10,7 @@ from google.protobuf.json_format import ParseError
 from google.protobuf.message import DecodeError
 
 from grounding_protos._exceptions import GroundingProtosError
+from grounding_protos._public import public
 
 __all__ = ["JSONParseError", "WireFormatError"]
 
@@ -40,3 +41,6 @@ class JSONParseError(GroundingProtosError, ParseError):
     def __init__(self, message: str, *, path: str = "") -> None:
         super().__init__(message)
         self.path = path
+
+
+public("grounding_protos", JSONParseError, WireFormatError)

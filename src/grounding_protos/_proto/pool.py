@@ -108,6 +108,11 @@ def _rebuild(full_name: str, data: bytes) -> Message:
     return message
 
 
+# Pickles name the path 0.1 gave it, which grounding_protos._pool keeps: one path that
+# does not move with the package's layout.
+_rebuild.__module__ = "grounding_protos._pool"
+
+
 def is_repeated(field: Any) -> bool:  # a FieldDescriptor of any implementation
     """Whether a field is repeated, on every supported runtime.
 

@@ -11,6 +11,7 @@ from google.protobuf.message import Message
 
 from grounding_protos._exceptions import AmbiguousTypeError, ArgumentTypeError, UnknownTypeError
 from grounding_protos._proto import pool as _pool
+from grounding_protos._public import public
 
 # Files of the pool that are dependencies, not one of the package's own schemas.
 _DEPENDENCY_PREFIXES = ("google/protobuf/", "google/api/")
@@ -111,3 +112,6 @@ def resolve_class(message_type: str | type[Message]) -> type[Message]:
     raise ArgumentTypeError(
         f"expected a message class or a type name, not {type(message_type).__name__}"
     )
+
+
+public("grounding_protos", message_types, message_class)

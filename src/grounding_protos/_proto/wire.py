@@ -17,6 +17,7 @@ from grounding_protos._exceptions import ArgumentTypeError
 from grounding_protos._proto.errors import WireFormatError
 from grounding_protos._proto.pool import is_repeated
 from grounding_protos._proto.registry import resolve_class
+from grounding_protos._public import public
 
 M = TypeVar("M", bound=Message)
 
@@ -45,7 +46,7 @@ def from_bytes(message_type: str | type[M], data: bytes | bytearray | memoryview
     >>> from_bytes("Answer", b"\\x1a\\x09hi")
     Traceback (most recent call last):
     ...
-    grounding_protos._proto.errors.WireFormatError: cannot parse 4 bytes as \
+    grounding_protos.WireFormatError: cannot parse 4 bytes as \
 google.cloud.discoveryengine.v1.Answer: Answer.answer_text at byte 2: length-delimited \
 value needs 9 bytes, only 2 remain (the enclosing message ends at byte 4)
     """
@@ -214,3 +215,6 @@ def _check_payload(field: FieldDescriptor, data: bytes, pos: int, stop: int, whe
             pos, where,
             f"packed length {stop - pos} is not a multiple of {_FIXED_SIZES[field.type]}",
         )  # fmt: skip
+
+
+public("grounding_protos", from_bytes)

@@ -25,6 +25,7 @@ from typing import Final, Literal
 from grounding_protos._core.model import Citation, SearchInfo, Source
 from grounding_protos._exceptions import ArgumentTypeError, ArgumentValueError
 from grounding_protos._offsets import SpanSnap
+from grounding_protos._public import public
 from grounding_protos._render.plan import Plan, attr
 
 RenderStyle = Literal["markdown", "html", "plain"]
@@ -94,7 +95,7 @@ def render(
     ``citations[i]``). ``snap`` (``"floor"``, ``"ceil"``, ``"outward"``) and ``clamp``
     allow leniency as in :meth:`~grounding_protos.offsets.TextIndex.to_char_span`.
 
-    >>> from grounding_protos._core.model import Citation, SearchInfo, Source
+    >>> from grounding_protos.citations import Citation, Source
     >>> dom, wiki = Source(uri="https://dom.example", title="Dom"), Source(title="Wiki")
     >>> text = "Der Kölner Dom ist 157 m hoch. Er ist gotisch."
     >>> cites = [Citation(0, 31, None, None, None, (dom,)),
@@ -169,7 +170,7 @@ def number_sources(
     sources (``Grounded.uncited_sources``) follow, numbered on, minus any already
     numbered.
 
-    >>> from grounding_protos._core.model import Citation, SearchInfo, Source
+    >>> from grounding_protos.citations import Citation, Source
     >>> a, b = Source(title="A"), Source(title="B")
     >>> cites = [Citation(9, 15, None, None, None, (a,)), Citation(0, 3, None, None, None, (b, a))]
     >>> [(n, s.title) for n, s in number_sources("日本語です", cites)]
@@ -222,7 +223,7 @@ def source_list(
     ``data:``) is shown as escaped text. A source without a title shows its label
     (:attr:`Source.label`).
 
-    >>> from grounding_protos._core.model import Citation, SearchInfo, Source
+    >>> from grounding_protos.citations import Citation, Source
     >>> a = Source(uri="https://a.example/dom", title="Der Dom [Köln]")
     >>> b = Source(uri="javascript:alert(1)", title="Trap")
     >>> cites = [Citation(0, 3, None, None, None, (a, b))]
@@ -262,7 +263,7 @@ def search_notes(search: SearchInfo, style: ListStyle = "markdown") -> str:
     retrievals that failed. The Search Suggestions chip (``rendered_content``) is HTML
     that only the HTML view shows (in a sandboxed frame).
 
-    >>> from grounding_protos._core.model import SearchInfo
+    >>> from grounding_protos.citations import SearchInfo
     >>> print(search_notes(SearchInfo(queries=("Köln Dom Höhe", "Dom *Bauzeit*"))))
     Search queries: Köln Dom Höhe; Dom \\*Bauzeit\\*
     """
@@ -440,3 +441,6 @@ def _html_entry(n: int, source: Source, id_prefix: str, uncited: bool = False) -
     if uncited:
         return f'<li id="{attr(id_prefix)}{n}" class="gp-uncited">{body} (not cited)</li>'
     return f'<li id="{attr(id_prefix)}{n}">{body}</li>'
+
+
+public("grounding_protos.citations", render, number_sources, source_list, search_notes)

@@ -9,7 +9,7 @@ citation offsets of a later part count from the start of the whole answer or of
 the part, so :func:`merge_answer_chunks` takes ``offsets=``:
 
 - ``"answer"`` (default): offsets already count the whole answer, as they do in
-  Gemini streams (measured, see DESIGN.md) and in every non-streamed ``Answer``;
+  Gemini streams (measured on recordings) and in every non-streamed ``Answer``;
 - ``"chunk"``: offsets count from the start of their own part; they are shifted by
   the UTF-8 length of the text before it.
 

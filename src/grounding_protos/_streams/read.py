@@ -22,6 +22,7 @@ from grounding_protos._core.model import Citation, Grounded, Problem, SpanPolicy
 from grounding_protos._exceptions import CitationError, OffsetError, StreamError
 from grounding_protos._inputs.dispatch import classify
 from grounding_protos._offsets import SpanSnap
+from grounding_protos._public import public
 from grounding_protos._streams.answer import merge_answer_chunks
 from grounding_protos._streams.common import ReadOptions, text_line
 from grounding_protos._streams.gemini import (
@@ -427,3 +428,6 @@ class StreamReader:
             sources=tuple(replace(s, id=str(j)) for s in c.sources),
             path=f"{state.path}.citation_metadata.{name}[{j}]",
         )
+
+
+public("grounding_protos.citations", read_stream, aread_stream, Update, StreamReader)
