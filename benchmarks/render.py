@@ -14,6 +14,12 @@ On ~1 MB of mixed-script text with 10,000 citations (overlapping spans of up to
   scaled; the rest of it is timed in full. Goal: >= 100x faster.
 - linear growth: ``render`` on 2x and 4x the text with 2x and 4x the citations.
   Goal: about 2.0 per doubling.
+- staggered spans (a hostile shape): ``render(..., "html", highlight=True)``, the
+  Markdown view, on spans that each start a little after the last and reach 1/50 of
+  the text on, each citing a source of its own, so that every point is covered by
+  1/50 of them; at 1x (150 KB, 1,000 spans) and 4x: CPU time, peak traced memory and
+  output size. Goal: about 4x each for 4x the input (it was 11x the output and 9x
+  the time when every highlight piece listed every source covering it).
 
 HTML here is the raw-text view (``raw_text=True``); ``render_markdown.py`` measures
 the Markdown view.
@@ -23,6 +29,8 @@ from __future__ import annotations
 
 import random
 import sys
+import time
+import tracemalloc
 from collections.abc import Callable
 
 from _corpus import SENTENCES  # benchmarks/ is the script directory
@@ -100,6 +108,59 @@ def naive_assemble(text: str, citations: list[Citation], spans: list[tuple[int, 
     return "".join(out)
 
 
+# --- Staggered spans ------------------------------------------------------------------------
+
+
+def staggered_case(scale: float) -> tuple[str, list[Citation]]:
+    """About ``scale`` x 150 KB of text and ``scale`` x 1,000 spans, each reaching 1/50 of
+    the text on from a little after the last one's start, each with its own source."""
+    out: list[str] = []
+    total, i = 0, 0
+    while total < 150_000 * scale:
+        piece = SENTENCES[i % len(SENTENCES)]
+        out.append(piece)
+        total += len(piece.encode("utf-8"))
+        i += 1
+    text = "".join(out)
+    size, count = len(text), int(1_000 * scale)
+    spans = [(k * size // count, min(size, k * size // count + size // 50)) for k in range(count)]
+    byte_spans = TextIndex(text).convert_spans(spans, "char", "byte")
+    return text, [
+        Citation(
+            s, e, None, None, None, (Source(uri=f"https://example.com/d/{k}", title=f"Doc {k}"),)
+        )
+        for k, (s, e) in enumerate(byte_spans)
+    ]
+
+
+def staggered(scales: tuple[float, float] = (1, 4)) -> dict[float, tuple[float, int, int]]:
+    """CPU time, peak traced memory and output size of the highlighted Markdown view."""
+    found = {}
+    for scale in scales:
+        text, citations = staggered_case(scale)
+        view = lambda: render(text, citations, "html", highlight=True)  # noqa: B023, E731
+        seconds = best(view, 3, time.process_time)
+        tracemalloc.start()
+        size = len(view().encode("utf-8"))
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        found[scale] = (seconds, peak, size)
+    (t1, m1, s1), (t4, m4, s4) = found[scales[0]], found[scales[1]]
+    first = staggered_case(scales[0])
+    print()
+    print(
+        f"staggered spans, highlighted Markdown view ({len(first[0].encode()) / 1e3:.0f} KB, "
+        f"{len(first[1]):,} spans at 1x), goal: ~4x each at 4x"
+    )
+    for scale, (t, m, size) in found.items():
+        print(
+            f"  {scale:g}x: {t * 1e3:8.1f} ms CPU, peak {m / 1e6:7.1f} MB, "
+            f"output {size / 1e6:7.2f} MB"
+        )
+    print(f"  4x / 1x:   time x{t4 / t1:.2f}, peak memory x{m4 / m1:.2f}, output x{s4 / s1:.2f}")
+    return found
+
+
 # --- Timing -------------------------------------------------------------------------------
 
 
@@ -160,6 +221,7 @@ def main() -> None:
                 f"{t * 1e3:6.1f} ms{growth}"
             )
         print("   ".join(row))
+    staggered()
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ scripts and emoji) with 10,000 citations (overlapping spans of up to ~300 charac
 from __future__ import annotations
 
 import random
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -114,10 +115,12 @@ def main(scale: float = 1.0, repeat: int = 5) -> dict[str, float]:
         f"{len(citations):,} citations; Python {sys.version.split()[0]}, "
         f"markdown-it-py {markdown_it.__version__}"
     )
-    # the view is the Markdown rendering plus markers and marks, nothing lost
+    # the view is the Markdown rendering plus markers and marks, nothing lost (markers
+    # that land on one place, after a link or code, are one)
     view = render(text, citations, "html", highlight=True)
-    assert view.count('<sup class="gp-cite">') == len({c.end for c in citations})
-    assert view.startswith("<")
+    assert 0 < view.count('<sup class="gp-cite">') <= len({c.end for c in citations})
+    bare = re.sub(r"</?mark\b[^>]*>", "", re.sub(r'<sup class="gp-cite">.*?</sup>', "", view))
+    assert bare == plain_html(text)
 
     kinds: dict[str, Callable[[], object]] = {
         "base": lambda: plain_html(text),

@@ -23,11 +23,13 @@ from grounding_protos import (
     validate,
 )
 from grounding_protos._core.resolve import FATAL
+from grounding_protos._render.markdown_html import available, plain_html
 from grounding_protos.citations import Grounded, read, render, source_list
 from grounding_protos.offsets import TextIndex
 
 CLASSES = [message_class(name) for name in message_types()]
 _FATAL = FATAL | {"invalid-text"}
+_CODE = re.compile(r"<code[^>]*>(.*?)</code>", re.DOTALL)
 
 
 def pick(data: bytes, choices: list[Any]) -> tuple[Any, bytes]:
@@ -75,6 +77,15 @@ def check_grounded(grounded: Grounded) -> None:
     page = re.sub(r'<sup class="gp-cite">.*?</sup>', "", page, flags=re.DOTALL)
     page = re.sub(r"</?mark\b[^>]*>", "", page)
     assert html.unescape(page) == text
+    if available():
+        # the Markdown view: what markdown-it-py renders, markers and marks aside; no
+        # marker inside code, and nothing of the answer loads (its images are links)
+        view = render(text, citations, "html", highlight=True)
+        unmarked = re.sub(r"</?mark\b[^>]*>", "", view)
+        bare = re.sub(r'<sup class="gp-cite">.*?</sup>', "", unmarked, flags=re.DOTALL)
+        assert bare == plain_html(text)
+        assert _CODE.findall(unmarked) == _CODE.findall(bare)
+        assert "<img" not in view
     for style in ("markdown", "plain", "html"):
         assert isinstance(source_list(text, citations, style), str)
 

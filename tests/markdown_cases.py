@@ -77,7 +77,7 @@ EXPECTED_BEFORE_MARKERS = [
     "but 東京風の抹茶ラテ",
     "4.5 ⭐",  # a table cell
     "Prince St | Nolita",  # a cell with an escaped pipe
-    "the API with get_place(pl",  # inside inline code, after the cited character
+    "the API with get_place(place_id)",  # inside inline code: after the code
     '("ChIJ-joes")["opening_hours"]',  # ends in a code block: after the block
     "Tip: see the Maps listing",  # ends in the link's URL: after the link
 ]

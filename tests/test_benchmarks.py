@@ -131,3 +131,12 @@ def test_markdown_view_benchmark_runs_at_a_tiny_size(capsys: pytest.CaptureFixtu
     assert set(times) == {"base", "html", "highlight", "raw"}
     text, citations = render_markdown.make_case(0.01)
     assert len(citations) == 100 and "**" in text and "|:--|" in text
+
+
+def test_staggered_spans_row_runs_at_a_tiny_size(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("markdown_it")
+    render_benchmark = script("render")
+    found = render_benchmark.staggered((0.05, 0.2))
+    out = capsys.readouterr().out
+    assert "staggered spans" in out and "4x / 1x" in out
+    assert set(found) == {0.05, 0.2} and all(size > 0 for _, _, size in found.values())

@@ -249,6 +249,9 @@ def _has_utf8(text: str) -> bool:
     return True
 
 
+CODE = re.compile(r"<code[^>]*>(.*?)</code>", re.DOTALL)
+
+
 def check_grounded(grounded: Grounded) -> None:
     """Citations consistent with the text; every rendering gives the text back."""
     text = grounded.text
@@ -270,10 +273,14 @@ def check_grounded(grounded: Grounded) -> None:
         page = re.sub(r'<sup class="gp-cite">.*?</sup>', "", page, flags=re.DOTALL)
         page = re.sub(r"</?mark\b[^>]*>", "", page)
         assert html.unescape(page) == text
-        # the Markdown view: exactly what markdown-it-py renders, markers and marks aside
+        # the Markdown view: exactly what markdown-it-py renders, markers and marks aside;
+        # no marker inside code, and nothing of the answer loads (its images are links)
         view = render(text, citations, "html", highlight=highlight)
-        view = re.sub(r'<sup class="gp-cite">.*?</sup>', "", view, flags=re.DOTALL)
-        assert re.sub(r"</?mark\b[^>]*>", "", view) == plain_html(text)
+        unmarked = re.sub(r"</?mark\b[^>]*>", "", view)
+        bare = re.sub(r'<sup class="gp-cite">.*?</sup>', "", unmarked, flags=re.DOTALL)
+        assert bare == plain_html(text)
+        assert CODE.findall(unmarked) == CODE.findall(bare)
+        assert "<img" not in view
     for style in ("markdown", "plain", "html"):
         assert isinstance(source_list(text, citations, style), str)
 

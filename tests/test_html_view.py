@@ -13,15 +13,20 @@ tests skip, saying so, where none can be found.
 from __future__ import annotations
 
 import contextlib
+import html as html_module
 import json
+import re
 import shutil
 import subprocess
+import threading
 from html.parser import HTMLParser
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from grounding_protos._render.page import FRAME_CSP
 from grounding_protos.citations import read
 from grounding_protos.cli import main
 
@@ -73,6 +78,8 @@ class DOM(HTMLParser):
         self.frames: list[dict[str, str | None]] = []  # attributes of each <iframe>
         self.links: list[str] = []
         self.scripts = 0
+        self.lang: str | None = None  # of <html>
+        self.answer_lang: str | None = None  # of the answer's <div>
         self.title = ""
         self.text: list[str] = []
         self._stack: list[str] = []
@@ -87,6 +94,10 @@ class DOM(HTMLParser):
         self._stack.append(tag)
         if attributes.get("id"):
             self.ids.add(str(attributes["id"]))
+        if tag == "html":
+            self.lang = attributes.get("lang")
+        elif tag == "div" and "gp-answer" in str(attributes.get("class")):
+            self.answer_lang = attributes.get("lang")
         if tag == "script":
             self.scripts += 1
         elif tag == "sup" and attributes.get("class") == "gp-cite":
@@ -161,20 +172,21 @@ def test_page_in_a_browser(browser: str, tmp_path: Path) -> None:
     for href in (h for m in dom.markers for h in m):
         assert href.startswith("#") and href[1:] in dom.ids
     assert dom.sources == ["elbphilharmonie.de", "wikipedia.org", "nagata.co.jp", "ndr.de"]
-    # the search queries as text, and the Search Suggestions chip in a sandboxed frame
-    assert dom.queries == ["Elbphilharmonie Eröffnung", "Elbphilharmonie Akustik 豊田泰久"]
+    # the Search Suggestions chip in a sandboxed frame, with a policy of its own; the
+    # queries it shows are not listed a second time
+    assert dom.queries == []
     (frame,) = dom.frames
     assert frame["sandbox"] == "allow-popups allow-popups-to-escape-sandbox"
-    assert "Elbphilharmonie Eröffnung" in str(frame["srcdoc"])
-    # the highlighted texts are the cited texts, and hover titles name the sources
+    srcdoc = str(frame["srcdoc"])
+    assert "Elbphilharmonie Eröffnung" in srcdoc and "Elbphilharmonie Akustik 豊田泰久" in srcdoc
+    assert srcdoc.startswith(f'<meta http-equiv="Content-Security-Policy" content="{FRAME_CSP}">')
+    # the highlighted texts are the cited texts; they name their sources by number
     assert [text for _, text in dom.marks] == [c.text for c in grounded.citations]
-    assert [(a["data-sources"], a["title"]) for a, _ in dom.marks] == [
-        ("1 2", "elbphilharmonie.de; wikipedia.org"),
-        ("2", "wikipedia.org"),
-        ("3", "nagata.co.jp"),
-        ("2 3", "wikipedia.org; nagata.co.jp"),
-        ("2 4", "wikipedia.org; ndr.de"),
+    assert [a for a, _ in dom.marks] == [
+        {"class": "gp-span", "data-sources": numbers} for numbers in ["1 2", "2", "3", "2 3", "2 4"]
     ]
+    assert dom.lang == "en"  # the page's own words; the answer's language is unknown
+    assert dom.answer_lang == ""
     external = [h for h in dom.links if not h.startswith("#")]
     assert len(external) == 4
     assert all(h.startswith("https://vertexaisearch.cloud.google.com/") for h in external)
@@ -211,7 +223,8 @@ def test_hostile_input_is_shown_as_text(browser: str, tmp_path: Path) -> None:
     assert dom.scripts == 0
     assert dom.title == "<script>alert(4)</script>"
     shown = "".join(dom.text)
-    assert "<img src=x onerror=alert(1)>[1][2] Köln & <b>Bonn</b>.[3]" in shown
+    # (each marker starts with a word joiner, which keeps it on its span's line)
+    assert "<img src=x onerror=alert(1)>\u2060[1][2] Köln & <b>Bonn</b>.\u2060[3]" in shown
     assert dom.sources[0] == "<script>alert(1)</script> — javascript:alert(1)"
     assert dom.sources[1] == '"><script>alert(2)</script> —  javascript:alert(3)'
     assert not [h for h in dom.links if "javascript" in h.lower()]
@@ -317,3 +330,344 @@ def test_raw_text_page_in_a_browser(browser: str, tmp_path: Path) -> None:
     answer.feed(result.stdout)
     assert answer.div_class == "gp-answer"
     assert "".join(answer.text) == ANSWER  # the text as it is, syntax and all
+
+
+# --- The view as a person sees it: layout measured in the browser ----------------------------
+
+# Runs after load in a copy of a page (its CSP taken out for this script only) and
+# writes what the checks need, as JSON, into <pre id="gp-result">.
+MEASURE = r"""
+window.addEventListener("load", () => {
+  const answer = document.querySelector(".gp-answer");
+  const box = (r) => ({left: r.left, right: r.right, top: r.top, bottom: r.bottom});
+  const charBox = (node, i) => {
+    const range = document.createRange();
+    range.setStart(node, i);
+    range.setEnd(node, i + 1);
+    const rects = range.getClientRects();
+    return rects.length ? box(rects[rects.length - 1]) : null;
+  };
+  const out = {markers: [], blockMarkers: [], codes: [], hangul: [], pieces: []};
+  // every text node in order: the character before each marker, Hangul line breaks
+  const walker = document.createTreeWalker(answer, NodeFilter.SHOW_TEXT);
+  let last = null;  // the box of the last visible character before here
+  const seen = new Set();
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const sup = node.parentElement.closest("sup.gp-cite");
+    if (sup) {
+      if (!seen.has(sup)) {
+        seen.add(sup);
+        const first = box(sup.querySelector("a").getBoundingClientRect());
+        const pre = sup.closest("pre");
+        if (pre) {
+          out.blockMarkers.push({marker: first, block: box(pre.getBoundingClientRect()),
+                                 code: box(pre.querySelector("code").getBoundingClientRect())});
+        } else {
+          out.markers.push({before: last, marker: first, text: sup.textContent});
+        }
+      }
+      continue;
+    }
+    const data = node.data;
+    for (let i = 0; i < data.length; i++) {
+      if (/\S/.test(data[i]) && data[i] !== "\u2060") last = charBox(node, i) || last;
+      if (/[\uac00-\ud7a3]/.test(data[i]) && /[\uac00-\ud7a3]/.test(data[i + 1] || "")) {
+        const a = charBox(node, i), b = charBox(node, i + 1);
+        out.hangul.push({pair: data.slice(i, i + 2), same: Math.abs(a.top - b.top) < 1});
+      }
+    }
+  }
+  for (const code of answer.querySelectorAll("code")) out.codes.push(code.textContent);
+  // consecutive highlight pieces with nothing between them: do they meet as one band?
+  const marks = [...answer.querySelectorAll("mark.gp-span")];
+  for (let k = 0; k + 1 < marks.length; k++) {
+    const range = document.createRange();
+    range.setStartAfter(marks[k]);
+    range.setEndBefore(marks[k + 1]);
+    if (range.collapsed && marks[k].compareDocumentPosition(marks[k + 1]) === 0) continue;
+    if (range.toString() !== "" || range.cloneContents().querySelector("sup")) continue;
+    const a = marks[k].getClientRects(), b = marks[k + 1].getClientRects();
+    const left = box(a[a.length - 1]), right = box(b[0]);
+    if (right.top >= left.bottom || left.top >= right.bottom) continue;  // a line apart
+    const style = (m) => {
+      const s = getComputedStyle(m);
+      return [s.borderTopRightRadius, s.borderTopLeftRadius, s.boxShadow, s.borderRightWidth,
+              s.paddingLeft, s.paddingRight, s.marginLeft, s.marginRight].join(" ");
+    };
+    out.pieces.push({text: marks[k].textContent + "|" + marks[k + 1].textContent,
+                     left, right, styles: [style(marks[k]), style(marks[k + 1])]});
+  }
+  const pre = document.createElement("pre");
+  pre.id = "gp-result";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+"""
+
+
+def measure(browser: str, tmp_path: Path, page: Path, width: int) -> dict[str, Any]:
+    """Lay ``page`` out ``width`` pixels wide in Chromium, and measure it."""
+    html = page.read_text(encoding="utf-8")
+    html = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", html)
+    probe = page.with_name(page.stem + "-measured.html")
+    probe.write_text(html.replace("</body>", f"<script>{MEASURE}</script></body>"), "utf-8")
+    result = chromium(browser, tmp_path / "profile", f"--window-size={width},3000",
+                      "--dump-dom", probe.as_uri())  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    found = re.search(r'<pre id="gp-result">(.*?)</pre>', result.stdout, re.DOTALL)
+    assert found, result.stdout[-2000:]
+    data: dict[str, Any] = json.loads(html_module.unescape(found.group(1)))
+    return data
+
+
+def check_layout(data: dict[str, Any]) -> None:
+    # a marker sits on the line of the character it follows, right after it
+    for m in data["markers"]:
+        before, marker = m["before"], m["marker"]
+        assert before is not None, m
+        assert marker["top"] < before["bottom"] and marker["bottom"] > before["top"], m
+        assert marker["left"] >= before["right"] - 1, m
+    # a code block's marker: inside the block, beside (not below) its code
+    for m in data["blockMarkers"]:
+        marker, block, code = m["marker"], m["block"], m["code"]
+        assert block["left"] <= marker["left"] and marker["right"] <= block["right"], m
+        assert block["top"] <= marker["top"] and marker["bottom"] <= block["bottom"], m
+        assert marker["top"] < code["bottom"], m  # not on a line of its own below
+    # the pieces of one highlight meet: no gap, no rounding or border of their own
+    assert data["pieces"], "the fixture has highlights cut by inline markup"
+    for p in data["pieces"]:
+        assert abs(p["right"]["left"] - p["left"]["right"]) <= 1, p
+        for style in p["styles"]:
+            assert style == "0px 0px none 0px 0px 0px 0px 0px", p
+
+
+def test_markdown_view_as_a_person_sees_it(browser: str, tmp_path: Path) -> None:
+    from tests.markdown_cases import gemini_document
+
+    page = write_page(tmp_path, "person", gemini_document())
+    for width in (1200, 520):
+        data = measure(browser, tmp_path, page, width)
+        check_layout(data)
+        # a code element's text is the code: no marker inside
+        assert data["codes"] == [
+            "get_place(place_id)",
+            'hours = get_place("ChIJ-joes")["opening_hours"]\n',
+        ]
+        assert len(data["blockMarkers"]) == 1
+        joined = {p["text"] for p in data["pieces"]}
+        assert "Street Pizza| is known for its " in joined and "spicy| pepperoni squares." in joined
+    shot = tmp_path / "person.png"
+    result = chromium(browser, tmp_path / "profile", f"--screenshot={shot}",
+                      "--window-size=1000,1300", page.as_uri())  # fmt: skip
+    assert result.returncode == 0 and shot.read_bytes().startswith(b"\x89PNG")
+
+
+def byte_span(text: str, piece: str, drop: int = 0) -> tuple[str, str]:
+    first = text.index(piece)
+    last = first + len(piece) - drop
+    return str(len(text[:first].encode())), str(len(text[:last].encode()))
+
+
+KOREAN = (
+    "서울은 대한민국의 수도이며 인구는 약 940만 명입니다. 경복궁은 조선 왕조의 법궁으로 "
+    "1395년에 지어졌고, 임진왜란 때 불에 탔다가 고종 때 다시 지어졌습니다. 🏯 한국어 "
+    "문장은 띄어쓰기 단위로 줄을 바꾸는 것이 자연스럽습니다."
+)
+
+
+def korean_answer() -> dict[str, Any]:
+    """A Discovery Engine answer whose citations and grounding supports cite the same
+    claims, the supports ending one character earlier (before the period)."""
+    claims = [
+        "서울은 대한민국의 수도이며 인구는 약 940만 명입니다.",
+        "경복궁은 조선 왕조의 법궁으로 1395년에 지어졌고, 임진왜란 때 불에 탔다가 "
+        "고종 때 다시 지어졌습니다.",
+    ]
+    citations, supports = [], []
+    for i, claim in enumerate(claims):
+        start, end = byte_span(KOREAN, claim)
+        citations.append({"startIndex": start, "endIndex": end,
+                          "sources": [{"referenceId": str(i)}]})  # fmt: skip
+        start, end = byte_span(KOREAN, claim, drop=1)
+        supports.append({"startIndex": start, "endIndex": end, "groundingScore": 0.9,
+                         "sources": [{"referenceId": str(i)}]})  # fmt: skip
+    return {
+        "answerText": KOREAN,
+        "citations": citations,
+        "groundingSupports": supports,
+        "references": [
+            {"structuredDocumentInfo": {"title": "서울특별시", "uri": "https://seoul.example/"}},
+            {"structuredDocumentInfo": {"title": "경복궁", "uri": "https://palace.example/"}},
+        ],
+    }
+
+
+def test_korean_answer_keeps_its_words_and_numbers_once(browser: str, tmp_path: Path) -> None:
+    page = write_page(tmp_path, "korean", korean_answer())
+    dom = open_page(browser, tmp_path, page)
+    assert (dom.lang, dom.answer_lang) == ("en", "ko")
+    # citations and supports of one claim: one marker each, no number twice
+    assert [[h.removeprefix("#gp-source-") for h in m] for m in dom.markers] == [["1"], ["2"]]
+    for width in (420, 560, 760):
+        data = measure(browser, tmp_path, page, width)
+        check_layout(data) if data["pieces"] else None
+        assert data["hangul"] and all(pair["same"] for pair in data["hangul"]), [
+            pair["pair"] for pair in data["hangul"] if not pair["same"]
+        ]
+
+
+# --- Fragments in a bare page load nothing -----------------------------------------------------
+
+
+class Recorder(ThreadingHTTPServer):
+    """Serves ``pages`` by path and records every other path asked for."""
+
+    def __init__(self, pages: dict[str, str]) -> None:
+        self.pages = pages
+        self.asked: list[str] = []
+        super().__init__(("127.0.0.1", 0), _Recording)
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class _Recording(BaseHTTPRequestHandler):
+    server: Recorder
+
+    def do_GET(self) -> None:
+        body = self.server.pages.get(self.path)
+        if body is None:
+            self.server.asked.append(self.path)
+        data = (body or "").encode()
+        self.send_response(200 if body is not None else 404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def recorder(pages: dict[str, str]) -> Any:
+    server = Recorder(pages)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def hostile_chip(base: str) -> str:
+    """Search Suggestions that try every way of loading something from ``base``."""
+    return f"""<style>@import url({base}/import.css); .c {{ background: url({base}/bg.png) }}
+@font-face {{ font-family: x; src: url({base}/font.woff) }} .c {{ font-family: x }}</style>
+<link rel="stylesheet" href="{base}/link.css"><LINK rel=prefetch href="{base}/prefetch">
+<link/rel="preload"/as="image"/href="{base}/preload.png">
+<img src="{base}/img.png"><img src="relative.png"><iframe src="{base}/frame.html"></iframe>
+<object data="{base}/object"></object><embed src="{base}/embed">
+<video poster="{base}/poster.png"></video><audio src="{base}/audio.mp3" autoplay></audio>
+<svg><image href="{base}/svg.png"/></svg><input type="image" src="{base}/input.png">
+<meta http-equiv="refresh" content="0; url={base}/refresh">
+<base href="{base}/based/"><img src="after-base.png">
+<div class="c"><a class="chip" href="https://www.google.com/search?q=K%C3%B6ln">Köln</a></div>"""
+
+
+def bare_page(fragment_html: str) -> str:
+    head = "<!DOCTYPE html><html><head><meta charset='utf-8'></head>"
+    return f"{head}<body>{fragment_html}</body></html>"
+
+
+def test_fragment_in_a_bare_page_loads_nothing(browser: str, tmp_path: Path) -> None:
+    """The fragment of ``render --jsonl --style html`` and of ``page.fragment``, in a page
+    with no policy of its own, served over HTTP (so relative URLs resolve to the server):
+    neither the answer's Markdown image nor anything in the Search Suggestions frame is
+    fetched. With ``remote_images=True`` the image is, which shows the check can see."""
+    from grounding_protos._render.page import fragment
+    from grounding_protos.citations import Citation, SearchInfo, Source
+
+    with recorder({}) as server:
+        base = server.base
+        text = f"Köln 🍕: ![Dom]({base}/md.png?secret=42) and ![]({base}/bare.png) [a]({base}/a)."
+        cites = [Citation(0, 5, None, None, None, (Source(uri="https://k.example", title="K"),))]
+        search = SearchInfo(queries=("Köln Dom",), rendered_content=hostile_chip(base))
+        server.pages["/default.html"] = bare_page(fragment(text, cites, search=search))
+        server.pages["/remote.html"] = bare_page(
+            fragment(text, cites, search=search, remote_images=True)
+        )
+        for name in ("default", "remote"):
+            result = chromium(browser, tmp_path / f"profile-{name}", "--virtual-time-budget=3000",
+                              "--dump-dom", f"{base}/{name}.html")  # fmt: skip
+            assert result.returncode == 0, result.stderr[-2000:]
+            asked = [p for p in server.asked if p != "/favicon.ico"]  # the browser's own
+            server.asked.clear()
+            if name == "default":
+                assert asked == [], asked
+                dom = DOM()
+                dom.feed(result.stdout)
+                (frame,) = dom.frames
+                assert 'class="chip" href="https://www.google.com/search?q=' in str(frame["srcdoc"])
+                assert frame["sandbox"] == "allow-popups allow-popups-to-escape-sandbox"
+                assert f"{base}/md.png?secret=42" in dom.links  # the image, as a link
+            else:
+                assert sorted(asked) == ["/bare.png", "/md.png?secret=42"], asked
+
+
+# --- Languages and search queries (no browser needed) ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("서울은 대한민국의 수도입니다. 인구는 약 940만 명 🏙.", "ko"),
+        ("東京タワーは高さ333メートル、1958年に完成しました 🗼。", "ja"),
+        ("北京是中国的首都，人口约两千万 🏯。", "zh"),  # noqa: RUF001
+        ("Η Ακρόπολη βρίσκεται στην Αθήνα 🏛.", "el"),  # noqa: RUF001
+        ("Der Kölner Dom ist 157 m hoch 🏰.", ""),  # Latin: many languages
+        ("Москва — столица России.", ""),
+        ("Köln: 東京タワー und Ελλάδα, dazu viel mehr deutscher Text hier.", ""),  # no majority
+        ("서울 Seoul 서울특별시 대한민국 한국어 텍스트 and more", "ko"),
+        ("서울 Seoul 서울특별시 대한민국 한국어 텍스트 and some English", ""),  # 17 of 36
+        ("👍🏽 123 !!", ""),
+        ("", ""),
+    ],
+)
+def test_answer_language_from_its_script(text: str, lang: str) -> None:
+    from grounding_protos._render.page import answer_language, fragment, page
+
+    assert answer_language(text) == lang
+    assert f'<div class="gp-answer" lang="{lang}">' in fragment(text, [], raw_text=True)
+    whole = page(text, [], raw_text=True)
+    assert whole.startswith('<!DOCTYPE html>\n<html lang="en">')
+    assert f'<div class="gp-answer" lang="{lang}">' in whole
+
+
+def test_lang_can_be_given() -> None:
+    from grounding_protos import GroundingProtosError
+    from grounding_protos._render.page import fragment, page
+
+    assert 'lang="pt-BR"' in fragment("Olá, mundo", [], lang="pt-BR", raw_text=True)
+    assert 'lang=""' in page("서울", [], lang="", raw_text=True)
+    for bad in ('ko" onload="x', "ko_KR", "-", "k"):
+        with pytest.raises(ValueError, match="lang must be a language tag") as info:
+            fragment("x", [], lang=bad)
+        assert isinstance(info.value, GroundingProtosError) and repr(bad) in str(info.value)
+    with pytest.raises(TypeError, match="lang must be a str or None, not int"):
+        fragment("x", [], lang=7)  # type: ignore[arg-type]
+
+
+def test_queries_the_chip_shows_are_not_listed_again() -> None:
+    from grounding_protos._render.page import suggestions
+    from grounding_protos.citations import SearchInfo
+
+    info = SearchInfo(queries=("Köln Dom",), retrieval_queries=("dom höhe",))
+    listed = suggestions(info)
+    assert "<iframe" not in listed and "<li>Köln Dom</li>" in listed  # no chip: listed
+    chip = suggestions(SearchInfo(queries=("Köln Dom",), retrieval_queries=("dom höhe",),
+                                  rendered_content="<a class=chip>Köln Dom</a>"))  # fmt: skip
+    assert chip.count("Köln Dom") == 1 and "Search queries" not in chip
+    assert "<li>dom höhe</li>" in chip  # what the chip does not show is still listed

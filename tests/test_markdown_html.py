@@ -34,31 +34,56 @@ from tests.markdown_cases import (
 )
 
 # Markers and marks as render(style="html") writes them; text content never holds '<'.
-MARKER = re.compile(r'<sup class="gp-cite">(?:<a [^>]*>\[\d+\]</a>)+</sup>')
+MARKER = re.compile(r'<sup class="gp-cite">\u2060(?:<a [^>]*>\[\d+\]</a>)+</sup>')
 MARK = re.compile(r'<mark class="gp-span"[^>]*>|</mark>')
 VOID = {"br", "hr", "img", "input", "meta", "link"}
 
 
 class Structure(HTMLParser):
-    """Balanced tags, marks never nesting or holding a marker, and the text."""
+    """Balanced tags, marks never nesting or holding a marker, the text, the markers'
+    numbers, the text of each code element, and the highlight groups."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.stack: list[str] = []
         self.errors: list[str] = []
         self.text: list[str] = []
-        self.in_marker = 0
-        self.markers = 0
+        self.numbers: list[list[int]] = []  # each marker's numbers, in order
+        self.codes: list[str] = []  # the text of each <code>, in order
+        self.groups = 0  # runs of highlighted text, only tags and markers between
+        self._code: list[str] | None = None
+        self._grouped = False  # in a highlight group
+        self._since_marker: bool | None = None  # text since the last marker (None: none yet)
+        self._whole = 0  # inside a whole element in a mark (inline code, an image link)
+
+    @property
+    def markers(self) -> int:
+        return len(self.numbers)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in VOID:
             return
-        if "mark" in self.stack:  # a highlight holds text only, never crossing an element
-            self.errors.append(f"<{tag}> inside a mark")
-        if tag == "sup" and dict(attrs).get("class") == "gp-cite":
-            self.markers += 1
+        attributes = dict(attrs)
+        if self._whole:
+            self._whole += 1
+        elif "mark" in self.stack:
+            # a highlight holds text, and at most inline code or an image link whole
+            if tag == "code" or "gp-image" in str(attributes.get("class")):
+                self._whole = 1
+            else:
+                self.errors.append(f"<{tag}> inside a mark")
+        if tag == "mark" and "mark" in self.stack:
+            self.errors.append("a mark inside a mark")
+        if tag == "sup" and attributes.get("class") == "gp-cite":
             if "a" in self.stack:  # (markdown-it itself may nest an autolink in a link)
                 self.errors.append("a marker inside a link")
+            if "code" in self.stack:
+                self.errors.append("a marker inside code")
+            if self._since_marker is False:
+                self.errors.append("two markers with nothing rendered between them")
+            self.numbers.append([])
+        if tag == "code":
+            self._code = []
         self.stack.append(tag)
 
     def handle_endtag(self, tag: str) -> None:
@@ -68,9 +93,30 @@ class Structure(HTMLParser):
             self.errors.append(f"</{tag}> closes {self.stack[-1:]}")
             return
         self.stack.pop()
+        if self._whole:
+            self._whole -= 1
+        if tag == "code" and self._code is not None:
+            self.codes.append("".join(self._code))
+            self._code = None
+        elif tag == "sup" and "sup" not in self.stack:
+            self._since_marker = False
 
     def handle_data(self, data: str) -> None:
+        if "sup" in self.stack:  # a marker's text
+            if data.startswith("[") and data.endswith("]"):
+                self.numbers[-1].append(int(data[1:-1]))
+            return
         self.text.append(data)
+        if self._code is not None:
+            self._code.append(data)
+        if self._since_marker is False:
+            self._since_marker = True
+        if "mark" in self.stack:
+            if not self._grouped:
+                self.groups += 1
+                self._grouped = True
+        elif data.strip("\n"):  # (newlines between blocks split nothing)
+            self._grouped = False
 
 
 def structure(html: str) -> Structure:
@@ -88,6 +134,37 @@ def strip_citations(html: str) -> str:
 
 def marker_groups(text: str, citations: list[Citation]) -> int:
     return len({c.end for c in citations if c.sources})
+
+
+def check_markers(parsed: Structure, text: str, citations: list[Citation]) -> None:
+    """The view's markers are the plan's marker groups (one per distinct span end, in
+    order), where some that land on one place are joined: each marker holds the
+    numbers of a run of consecutive groups, ascending, no number twice."""
+    numbers = {s.key: n for n, s in number_sources(text, citations)}
+    by_end: dict[int, set[int]] = {}
+    for c in citations:
+        if c.sources:
+            by_end.setdefault(c.end, set()).update(numbers[s.key] for s in c.sources)
+    groups = [by_end[end] for end in sorted(by_end)]
+    shown = parsed.numbers
+    for marker in shown:
+        assert marker == sorted(set(marker)) and marker, marker
+
+    def fits(i: int, j: int) -> bool:  # markers i.. are the unions of runs of groups j..
+        if i == len(shown):
+            return j == len(groups)
+        union: set[int] = set()
+        for k in range(j, len(groups)):
+            union |= groups[k]
+            if union == set(shown[i]) and fits(i + 1, k + 1):
+                return True
+        return False
+
+    assert fits(0, 0), (shown, groups)
+
+
+def code_texts(html: str) -> list[str]:
+    return structure(html).codes
 
 
 # --- Fixtures --------------------------------------------------------------------------------
@@ -135,16 +212,20 @@ def test_each_marker_follows_its_spans_last_character() -> None:
     [
         ("**Joe's Pizza** is good.", "**Joe's Pizza**", 0, "<strong>Joe's Pizza</strong>[1]"),
         ("**Joe's Pizza** is good.", "**Joe's Pizza", 0, "<strong>Joe's Pizza[1]</strong>"),
-        ("Call `get(x)` now.", "`get(x)`", 3, "<code>get([1]x)</code>"),
+        ("Call `get(x)` now.", "`get(x)`", 3, "<code>get(x)</code>[1] now"),
+        ("Call `get(x)` now.", "`get(x)`", 1, "<code>get(x)</code>[1] now"),
+        ("Call `get(x)` now.", "`get(x)`", 0, "<code>get(x)</code>[1] now"),
+        ("Call **`get(x)`** now.", "**`get(x)`", 0, "<code>get(x)</code>[1]</strong>"),
         ("See [docs](https://d.example/a) now.", "[docs](https", 0, "</a>[1] now"),
         ("A &amp; B", "A &am", 0, "A &amp;[1] B"),
         ("A \\* B", "A \\", 0, "A *[1] B"),
         ("one\ntwo", "one\n", 0, "one[1]\ntwo"),
         ("para one.\n\n- item", "para one.\n\n- ", 0, "para one.[1]</p>"),
-        ("```\ncode\n```\nafter", "cod", 0, "</code></pre>\n[1]<p>after"),
+        ("```\ncode\n```\nafter", "cod", 0, "</code>[1]</pre>\n<p>after"),
+        ("```\ncode\n```\nafter", "```\ncode\n```\n", 0, "</code>[1]</pre>\n<p>after"),
         ("x <b>bold</b> y", "x <b", 0, "x &lt;b&gt;[1]bold"),
         ("# ", "# ", 0, "<h1></h1>\n[1]"),
-        ("![alt](https://i.example/a.png) z", "![al", 0, 'alt="alt" />[1] z'),
+        ("![alt](https://i.example/a.png) z", "![al", 0, '">alt</a>[1] z'),
         ("<https://a.example/x>", "<https://a.example/", 0, "</a>[1]"),
         ("a\r\nb", "a\r\nb", 0, "a\nb[1]"),
         ("> | > | b |\n> |---|---|\n", "> | >", 0, "<th>&gt;[1]</th>"),  # not the quote's '>'
@@ -152,7 +233,7 @@ def test_each_marker_follows_its_spans_last_character() -> None:
             "- [x](https://x.example) `a` **b**",
             "- [x](https://x.example) `a",
             0,
-            "<code>a[1]</code>",
+            "<code>a</code>[1]",
         ),
     ],
 )
@@ -169,7 +250,40 @@ def test_highlights_split_at_elements() -> None:
     marks = re.findall(r"<mark[^>]*>(.*?)</mark>", html)
     assert marks == ["Pizza", " or ", "Pri"]
     assert "<strong>Joe's <mark" in html and "<em><mark" in html
-    structure(html)
+    assert structure(html).groups == 1  # pieces, but one highlight
+
+
+def marked_text(html: str) -> str:
+    """The highlighted text, markers left out."""
+    return "".join(re.findall(r"<mark[^>]*>(.*?)</mark>", MARKER.sub("", html), re.DOTALL))
+
+
+def test_each_fixture_span_is_one_highlight_group() -> None:
+    for citation in answer_citations():
+        html = render(ANSWER, [citation], "html", highlight=True)
+        assert structure(html).groups == 1, html
+    prince = cite(ANSWER, "Street Pizza** is known for its *spicy* pepperoni squares.", PRINCE)
+    html = render(ANSWER, [prince], "html", highlight=True)
+    assert re.sub("<[^>]*>", "", marked_text(html)) == (
+        "Street Pizza is known for its spicy pepperoni squares."
+    )
+    # inline code one source covers whole is one piece inside the mark
+    text = "Call `get_place(id)` **now** 🍕."
+    html = render(text, [cite(text, "Call `get_place(id)` **now", JOE)], "html", highlight=True)
+    assert '<mark class="gp-span" data-sources="1">Call <code>get_place(id)</code> </mark>' in html
+    assert structure(html).groups == 1
+
+
+def test_code_text_is_never_changed() -> None:
+    """Spans ending at every character of inline code and of a code block: the code's
+    text stays exactly what markdown-it renders, the markers go after the code."""
+    text = "Nutze `straße_öffnen(日本)` hier.\n\n```py\nx = '👍🏽'\ny = 2\n```\nEnde."
+    expected = code_texts(plain_html(text))
+    for end in range(len(text) + 1):
+        for highlight in (False, True):
+            citations = [cite(text, text[:end], JOE), cite(text, text[end // 2 : end], WIKI)]
+            html = render(text, citations, "html", highlight=highlight)
+            assert code_texts(html) == expected, (end, html)
 
 
 def test_hostile_markdown_stays_inert() -> None:
@@ -184,6 +298,66 @@ def test_hostile_markdown_stays_inert() -> None:
     assert re.findall(r'href="([^"#][^"]*)"', html) == ["https://ok.example", "mailto:a@b.example"]
     assert "[rel](/local)" in html  # a relative link stays its source text
     structure(html)
+
+
+def test_spans_ending_inside_one_link_share_one_marker() -> None:
+    """Markers that land on one place (after a link, code, an entity, an image) are one
+    marker, its numbers ascending, never one twice (issue: ``</a>[1][2][1]``)."""
+    text = "Siehe [die Karte von Köln 🗺](https://maps.example/k%C3%B6ln) und mehr."
+    pieces = ["[die", "[die Karte", "[die Karte von Köln", "[die Karte von Köln 🗺](https"]
+    citations = [
+        cite(text, piece, s) for piece, s in zip(pieces, [JOE, WIKI, JOE, PRINCE], strict=True)
+    ]
+    out = render(text, citations, "html", highlight=True)
+    assert out.count('<sup class="gp-cite">') == 1
+    assert re.search(
+        r"</a><sup[^>]*>\u2060<a [^>]*>\[1\]</a><a [^>]*>\[2\]</a><a [^>]*>\[3\]</a></sup> und", out
+    )
+    for tail, end in (
+        ("`a_b(c)` x", "`a_b"),
+        ("&amp; x", "&am"),
+        ("![Köln](https://i.example/k.png) x", "![Kö"),
+    ):
+        t = "Hier " + tail
+        stop = t.index(end) + len(end)
+        both = [cite(t, t[:stop], JOE), cite(t, t[: stop - 1], WIKI), cite(t, t[: stop - 2], JOE)]
+        html_out = render(t, both, "html")
+        assert html_out.count('<sup class="gp-cite">') == 1, html_out
+        assert re.findall(r">\[(\d)\]<", html_out) == ["1", "2"], html_out
+
+
+def test_images_are_links_unless_asked_for() -> None:
+    """Showing the answer loads nothing: an image is a link to its URL, its alt text the
+    link text (its URL when it has none); inside a link's text, a span. ``<img>`` only
+    with ``remote_images=True``."""
+    text = (
+        'Köln ![Dom 🏰](https://img.example/dom.png?secret=42 "Der Dom") und '
+        "![](https://img.example/bare.png) [![Badge](https://img.example/b.svg)](https://site.example)"
+    )
+    citations = [cite(text, text, JOE)]
+    out = render(text, citations, "html", highlight=True)
+    assert "<img" not in out
+    dom = 'href="https://img.example/dom.png?secret=42" title="Der Dom">Dom 🏰</a>'
+    assert f'<a class="gp-image" {dom}' in out
+    assert (
+        '<a class="gp-image" href="https://img.example/bare.png">https://img.example/bare.png</a>'
+        in out
+    )
+    assert re.search(
+        r'<a href="https://site\.example">(<mark[^>]*>)?<span class="gp-image" '
+        r'title="https://img\.example/b\.svg">Badge</span>',
+        out,
+    )
+    assert strip_citations(out) == plain_html(text)
+    parsed = structure(out)
+    assert parsed.groups == 1  # the image links are in the highlight
+    remote = render(text, citations, "html", highlight=True, remote_images=True)
+    assert remote.count("<img ") == 3 and 'src="https://img.example/dom.png?secret=42"' in remote
+    assert strip_citations(remote) == plain_html(text, remote_images=True)
+    with pytest.raises(ValueError, match="remote_images=True needs style='html'"):
+        render(text, citations, remote_images=True)
+    with pytest.raises(ValueError, match="remote_images=True needs style='html'"):
+        render(text, citations, "html", raw_text=True, remote_images=True)
 
 
 def test_raw_text_option() -> None:
@@ -267,8 +441,37 @@ def test_random_markdown_keeps_structure_and_markers(case: tuple[str, list[Citat
             warnings.simplefilter("error")  # a fallback to raw text fails the test
             html = render(text, citations, "html", highlight=highlight)
         parsed = structure(html)
-        assert parsed.markers == marker_groups(text, citations)
+        check_markers(parsed, text, citations)
         assert strip_citations(html) == plain_html(text)
+        assert parsed.codes == code_texts(plain_html(text))  # never a marker in code
+
+
+def union_runs(text: str, citations: list[Citation]) -> int:
+    """How many stretches of the source the cited spans cover (touching ones as one)."""
+    spans = sorted(
+        (len(text.encode()[: c.start].decode()), len(text.encode()[: c.end].decode()))
+        for c in citations
+        if c.sources and c.start < c.end
+    )
+    runs, reach = 0, -1
+    for start, end in spans:
+        if start > reach:
+            runs += 1
+        reach = max(reach, end)
+    return runs
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(markdownish())
+def test_each_span_is_one_highlight_group(case: tuple[str, list[Citation]]) -> None:
+    """A span's highlight may be cut into pieces by inline markup and by markers, but
+    no unhighlighted character comes between them: one group per span, and never more
+    groups than the stretches the spans cover together."""
+    text, citations = case
+    for citation in citations:
+        assert structure(render(text, [citation], "html", highlight=True)).groups <= 1
+    parsed = structure(render(text, citations, "html", highlight=True))
+    assert parsed.groups <= union_runs(text, citations)
 
 
 SENTINEL = "\ue000"  # a private-use character: not space, not punctuation, like a letter
@@ -301,10 +504,10 @@ def test_marker_lands_where_a_sentinel_character_renders(
     before, _, _ = probe.partition(SENTINEL)
     if (
         before.count("<a ") > before.count("</a>")
-        or before.count("<pre>") > before.count("</pre>")
+        or before.count("<code") > before.count("</code>")
         or re.search(r"<[^>]*$", before)
     ):
-        return  # inside a link, a code block or an attribute: the marker goes after it
+        return  # inside a link, code or an attribute: the marker goes after it
     event("checked")
     html = render_markdown(text, [end], ['<sup class="gp-cite"><a x>[1]</a></sup>'])
     marker = html.index('<sup class="gp-cite">')
@@ -336,11 +539,11 @@ def test_cli_page_renders_markdown_and_raw_text_on_request(
     path = write_answer(tmp_path)
     code, page, err = run_cli(capsys, "render", str(path), "--style", "html")
     assert (code, err) == (0, "")
-    assert '<div class="gp-answer gp-md"><h2>' in page and "<strong>" in page
+    assert '<div class="gp-answer gp-md" lang=""><h2>' in page and "<strong>" in page
     assert page.count('<sup class="gp-cite">') == len(EXPECTED_BEFORE_MARKERS)
     code, raw, err = run_cli(capsys, "render", str(path), "--style", "html", "--raw-text")
     assert (code, err) == (0, "")
-    assert '<div class="gp-answer">## <mark' in raw and "<strong>" not in raw
+    assert '<div class="gp-answer" lang="">## <mark' in raw and "<strong>" not in raw
 
 
 def test_cli_footnotes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -385,7 +588,9 @@ def test_cli_without_markdown_it_says_so_once(
         and len(err.splitlines()) == 1
     )
     outputs = [json.loads(r)["output"] for r in out.splitlines()]
-    assert len(outputs) == 3 and all('<div class="gp-answer">## <mark' in o for o in outputs)
+    assert len(outputs) == 3 and all(
+        '<div class="gp-answer" lang="">## <mark' in o for o in outputs
+    )
 
 
 WORDS = st.sampled_from(["Köln", "Dom", "東京", "タワー", "🍕", "Ελλάδα", "naïve", "a", "zz"])
@@ -435,5 +640,5 @@ def test_shipped_markdown_example(tmp_path: Path, capsys: pytest.CaptureFixture[
     expected = gemini_document()["candidates"][0]["groundingMetadata"]["groundingSupports"]
     assert document["candidates"][0]["groundingMetadata"]["groundingSupports"] == expected
     code, page, _ = run_cli(capsys, "render", str(example), "--style", "html")
-    assert code == 0 and '<div class="gp-answer gp-md">' in page
+    assert code == 0 and '<div class="gp-answer gp-md" lang="">' in page
     assert page.count('<sup class="gp-cite">') == len(EXPECTED_BEFORE_MARKERS)

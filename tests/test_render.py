@@ -84,11 +84,14 @@ def char_of(text: str, byte: int) -> int:
     return len(text.encode("utf-8")[:byte].decode("utf-8"))
 
 
-def cite(text: str, first: int, last: int, *sources: Source, path: str = "") -> Citation:
+def cite(
+    text: str, first: int, last: int, *sources: Source, path: str = "", kind: Any = "citation"
+) -> Citation:
     """A citation of characters ``first..last`` of ``text``, by byte offsets."""
     return Citation(
-        byte_of(text, first), byte_of(text, last), first, last, text[first:last], sources, path=path
-    )
+        byte_of(text, first), byte_of(text, last), first, last, text[first:last], sources,
+        kind=kind, path=path,
+    )  # fmt: skip
 
 
 @st.composite
@@ -103,18 +106,57 @@ def cases(draw: st.DrawFn) -> tuple[str, list[Citation]]:
             a, b = start, end
         sources = tuple(draw(st.lists(st.sampled_from(POOL), max_size=3)))  # may repeat
         path = draw(st.sampled_from(["", f"supports[{i}]"]))
-        citations.append(cite(text, a, b, *sources, path=path))
+        kind = draw(st.sampled_from(["citation", "support"]))
+        citations.append(cite(text, a, b, *sources, path=path, kind=kind))
     return text, citations
+
+
+def overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Two character spans share a character; an empty span stands for the point right
+    after its place."""
+    (s1, e1), (s2, e2) = a, b
+    if s1 == e1 and s2 == e2:
+        return s1 == s2
+    if s1 == e1:
+        return s2 <= s1 < e2
+    if s2 == e2:
+        return s1 <= s2 < e1
+    return max(s1, s2) < min(e1, e2)
+
+
+def shown_sources(text: str, citations: Sequence[Citation]) -> list[tuple[Source, ...]]:
+    """Each citation's sources its marker shows: all, but that a citation leaves out a
+    source that a grounding support overlapping it cites too (one claim, one number)."""
+    spans = [(char_of(text, c.start), char_of(text, c.end)) for c in citations]
+    out = []
+    for i, c in enumerate(citations):
+        if c.kind != "citation":
+            out.append(c.sources)
+            continue
+        out.append(
+            tuple(
+                s
+                for s in c.sources
+                if not any(
+                    d.kind == "support"
+                    and overlap(spans[i], spans[j])
+                    and s.key in {t.key for t in d.sources}
+                    for j, d in enumerate(citations)
+                )
+            )
+        )
+    return out
 
 
 def expected(text: str, citations: Sequence[Citation]) -> tuple[list[Source], dict[int, list[int]]]:
     """The numbered sources and the markers {char position: numbers}, from the rule."""
     spans = [(char_of(text, c.start), char_of(text, c.end)) for c in citations]
     order = sorted(range(len(citations)), key=lambda i: (spans[i][1], spans[i][0], i))
+    shown = shown_sources(text, citations)
     numbered: list[Source] = []
     markers: dict[int, set[int]] = defaultdict(set)
     for i in order:
-        for source in citations[i].sources:
+        for source in shown[i]:
             if source not in numbered:
                 numbered.append(source)
             markers[spans[i][1]].add(numbered.index(source) + 1)
@@ -139,9 +181,9 @@ def take_apart(output: str) -> tuple[str, dict[int, list[tuple[int, int]]]]:
 
 
 SUP = re.compile(
-    r'<sup class="gp-cite">((?:<a href="#gp-source-\d+" title="[^"<>]*">\[\d+\]</a>)+)</sup>'
+    r'<sup class="gp-cite">\u2060((?:<a href="#gp-source-\d+" title="[^"<>]*">\[\d+\]</a>)+)</sup>'
 )
-MARK_OPEN = re.compile(r'<mark class="gp-span" data-sources="([\d ]+)" title="[^"<>]*">')
+MARK_OPEN = re.compile(r'<mark class="gp-span" data-sources="([\d ]+)">')
 
 
 def take_apart_html(output: str) -> tuple[str, dict[int, list[int]], list[set[int]]]:
@@ -188,7 +230,8 @@ def test_markers_are_at_span_ends_and_the_text_comes_back(case: tuple[str, list[
     back, found = take_apart(render(text, citations, unique_style))
     assert back == text
     assert {pos: [n for n, _ in pairs] for pos, pairs in found.items()} == markers
-    ends = {char_of(text, c.end) for c in citations if c.sources}
+    shown = shown_sources(text, citations)
+    ends = {char_of(text, c.end) for c, sources in zip(citations, shown, strict=True) if sources}
     assert set(found) == ends  # every marker right after text[end - 1] of a cited span
     for pairs in found.values():  # each number with its source (the first object met)
         assert all(id(numbered[n - 1]) == ident for n, ident in pairs)
@@ -337,6 +380,94 @@ def test_markers_where_the_emoji_bytes_say() -> None:
     assert render(text, [Citation(5, 23, None, None, None, (A,))]) == "😀 👨‍👩‍👧[1]"
 
 
+def test_a_claim_with_a_citation_and_a_support_shows_its_number_once() -> None:
+    """A Discovery Engine answer with both: the support (the claim, ending before the
+    period) places the number; the citation's marker leaves it out, keeps a source of
+    its own, and a citation that no support of its source overlaps keeps its marker."""
+    text = "서울은 수도입니다. 부산은 항구입니다 🚢. Köln ist alt."
+    a, b, c = Source(uri="https://a.example", title="A"), Source(title="B"), Source(title="C")
+    first, second = text.index("서울"), text.index("부산")
+    third = text.index("Köln")
+    citations = [
+        cite(text, first, second - 1, a),  # "서울은 수도입니다."
+        cite(text, first, second - 2, Source(uri="https://a.example"), kind="support"),
+        cite(text, second, third - 1, a, b),  # "부산은 항구입니다 🚢."
+        cite(text, second, third - 2, a, kind="support"),
+        cite(text, third, len(text), a),  # no support overlaps it
+        cite(text, third, third + 4, c, kind="support"),
+    ]
+    assert render(text, citations) == (
+        "서울은 수도입니다[1]. 부산은 항구입니다 🚢[1].[2] Köln[3] ist alt.[1]"
+    )
+    # one number per source key: A's support (a Source of its own) is met first
+    numbered = [s for _, s in number_sources(text, citations)]
+    assert [s.key for s in numbered] == [a.key, b.key, c.key]
+    # the highlights keep every source of every span
+    html_out = render(text, citations, "html", highlight=True, raw_text=True)
+    assert '<mark class="gp-span" data-sources="1">서울은 수도입니다</mark>' in html_out
+    assert '<mark class="gp-span" data-sources="1 2">.</mark>' in html_out
+    # one kind alone is shown as it is
+    only = [x for x in citations if x.kind == "citation"]
+    assert (
+        render(text, only) == "서울은 수도입니다.[1] 부산은 항구입니다 🚢.[1][2] Köln ist alt.[1]"
+    )
+
+
+def staggered(n: int) -> tuple[str, list[Citation]]:
+    """``n`` spans, each starting a little after the last and reaching a quarter of the
+    text on, each with a source of its own: every point is covered by n/4 of them."""
+    text = "Grüße aus Köln, 東京 und 🍕. " * (n // 2 + 1)
+    size = len(text)
+    citations = []
+    for k in range(n):
+        first = k * size // n
+        citations.append(
+            cite(text, first, min(size, first + size // 4), Source(title=f"Quelle {k} 📚"))
+        )
+    return text, citations
+
+
+@pytest.mark.parametrize("raw_text", [True, False])
+def test_highlighted_html_grows_linearly_with_spans(raw_text: bool) -> None:
+    """Sources are named by number, and a piece lists at most LISTED of them: 4x the
+    spans, each overlapping n/4 others, gives about 4x the HTML, not 16x."""
+    from grounding_protos._render.plan import LISTED
+
+    sizes = {}
+    for n in (100, 400):
+        text, citations = staggered(n)
+        out = render(text, citations, "html", highlight=True, raw_text=raw_text)
+        sizes[n] = len(out)
+        tags = re.findall(r"<mark[^>]*>", out)
+        assert all(len(t) < 40 + 6 * LISTED for t in tags), max(tags, key=len)
+        assert '<mark class="gp-span" data-count="' in out  # covered by many
+    assert sizes[400] / sizes[100] < 4.5, sizes
+
+
+def test_a_piece_lists_its_sources_up_to_the_bound() -> None:
+    from grounding_protos._render.plan import LISTED
+
+    text = "abcdefghijklmnopqrstuvwxyz"
+    sources = [Source(title=f"S{k}") for k in range(LISTED + 1)]
+    citations = [cite(text, 0, 10 + (k == LISTED), s) for k, s in enumerate(sources)]
+    out = render(text, citations[:LISTED], "html", highlight=True, raw_text=True)
+    listed = " ".join(map(str, range(1, LISTED + 1)))
+    assert out.startswith(f'<mark class="gp-span" data-sources="{listed}">abcdefghij</mark>')
+    out = render(text, citations, "html", highlight=True, raw_text=True)
+    assert out.startswith(f'<mark class="gp-span" data-count="{LISTED + 1}">abcdefghij</mark>')
+    assert f'<mark class="gp-span" data-sources="{LISTED + 1}">k</mark>' in out
+
+
+def test_a_markers_title_shows_a_long_label_cut() -> None:
+    text = "Köln"
+    long = Source(title="Der Kölner Dom 🏰 " * 100_000)
+    out = render(text, [cite(text, 0, 4, long)], "html", highlight=True, raw_text=True)
+    (title,) = re.findall(r'title="([^"]*)"', out)
+    assert len(title) <= 120 and title.endswith("…") and title.startswith("Der Kölner Dom 🏰 ")
+    assert len(out) < 400
+    assert "Der Kölner Dom 🏰 " * 1000 in source_list(text, [cite(text, 0, 4, long)], "html")
+
+
 # --- Errors and leniency -------------------------------------------------------------------
 
 
@@ -384,8 +515,8 @@ def test_snap_and_clamp() -> None:
     assert render(text, [inside], snap="outward") == "a😀[1]b"
     start_inside = Citation(2, 3, None, None, None, (A,))
     assert render(text, [start_inside], "html", highlight=True, snap="outward", raw_text=True) == (
-        'a<mark class="gp-span" data-sources="1" title="A">😀</mark>'
-        '<sup class="gp-cite"><a href="#gp-source-1" title="A">[1]</a></sup>b'
+        'a<mark class="gp-span" data-sources="1">😀</mark>'
+        '<sup class="gp-cite">\u2060<a href="#gp-source-1" title="A">[1]</a></sup>b'
     )
     beyond = Citation(5, 40, None, None, None, (A,))
     assert render(text, [beyond], clamp=True) == "a😀b[1]"

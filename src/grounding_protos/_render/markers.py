@@ -26,7 +26,7 @@ from grounding_protos._core.model import Citation, SearchInfo, Source
 from grounding_protos._exceptions import ArgumentTypeError, ArgumentValueError
 from grounding_protos._offsets import SpanSnap
 from grounding_protos._public import public
-from grounding_protos._render.plan import Plan, attr
+from grounding_protos._render.plan import Key, Plan, attr, highlight_bounds, mark_tag
 
 RenderStyle = Literal["markdown", "html", "plain"]
 """A built-in marker style of :func:`render`."""
@@ -49,6 +49,13 @@ _LINKABLE: Final = re.compile(r"https?://", re.IGNORECASE)
 _MD_PUNCT: Final = re.compile(r"([\\`*_\[\]<>&!~|#])")
 _MD_DEST: Final = re.compile(r"([\\<>])")
 _CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
+# A marker's hover title shows a source's label up to this many characters (the list
+# below the answer shows it whole): a title repeated at every marker must not make the
+# output grow with labels times markers.
+_TITLE_CHARS: Final = 120
+# U+2060 WORD JOINER opens each HTML marker: no line break between a span's last
+# character and its marker, so a marker never starts a line alone.
+_JOINER: Final = "\u2060"
 
 
 # --- Public functions -------------------------------------------------------------------
@@ -65,6 +72,7 @@ def render(
     id_prefix: str = _DEFAULT_ID_PREFIX,
     raw_text: bool = False,
     footnotes: bool = False,
+    remote_images: bool = False,
 ) -> str:
     """``text`` with a citation marker right after the last character of each cited span.
 
@@ -86,7 +94,9 @@ def render(
       ``<sup class="gp-cite">`` of links to ``#gp-source-N`` (the ids of
       :func:`source_list`'s HTML, prefix ``id_prefix``). With ``highlight=True`` every
       cited stretch is also wrapped in ``<mark class="gp-span" data-sources="1 3">``,
-      split at every span boundary so that no two elements overlap or nest.
+      split at every span boundary so that no two elements overlap or nest. Images
+      of the Markdown are links (``<a class="gp-image">``), never loaded, unless
+      ``remote_images=True``.
     - a callable: called once per marker position with the ``(number, source)``
       pairs; its result is inserted verbatim, and the text is left as it is.
 
@@ -103,7 +113,7 @@ def render(
     >>> render(text, cites)
     'Der Kölner Dom ist 157 m hoch.[1] Er ist gotisch.[1][2]'
     >>> render("<b>", [Citation(0, 3, None, None, None, (dom,))], "html", raw_text=True)
-    '&lt;b&gt;<sup class="gp-cite"><a href="#gp-source-1" title="Dom">[1]</a></sup>'
+    '&lt;b&gt;<sup class="gp-cite">\u2060<a href="#gp-source-1" title="Dom">[1]</a></sup>'
     >>> render(text, cites, lambda pairs: "^" + ",".join(str(n) for n, _ in pairs))
     'Der Kölner Dom ist 157 m hoch.^1 Er ist gotisch.^1,2'
     """
@@ -122,6 +132,8 @@ def render(
         raise ArgumentValueError("raw_text=True needs style='html'")
     if footnotes and style != "markdown":
         raise ArgumentValueError("footnotes=True needs style='markdown'")
+    if remote_images and (style != "html" or raw_text):
+        raise ArgumentValueError("remote_images=True needs style='html' (and not raw_text)")
     plan = Plan(text, citations, snap, clamp)
     groups = plan.groups
     if style == "html":
@@ -130,7 +142,14 @@ def render(
         if not raw_text:
             from grounding_protos._render.markdown_html import html_view
 
-            view = html_view(text, plan, markers, highlight=highlight)
+            def merged(indices: Sequence[int]) -> str:
+                """One marker for several groups that land on one place."""
+                numbers = sorted({n for i in indices for n in groups[i]})
+                return _html_marker(numbers, anchors)
+
+            view = html_view(
+                text, plan, markers, merged, highlight=highlight, remote_images=remote_images
+            )
             if view is not None:
                 return view
         if highlight:
@@ -317,74 +336,53 @@ def _html_escape(piece: str) -> str:
 
 
 def _html_anchor(n: int, source: Source, id_prefix: str) -> str:
-    return f'<a href="#{attr(id_prefix)}{n}" title="{attr(source.label)}">[{n}]</a>'
+    return f'<a href="#{attr(id_prefix)}{n}" title="{attr(_tooltip(source.label))}">[{n}]</a>'
 
 
-def _html_marker(nums: list[int], anchors: list[str]) -> str:
-    return '<sup class="gp-cite">' + "".join(map(anchors.__getitem__, nums)) + "</sup>"
+def _tooltip(label: str) -> str:
+    """A label on one line, cut to :data:`_TITLE_CHARS` characters (with "…")."""
+    line = _one_line(label[: 4 * _TITLE_CHARS])
+    return line if len(line) <= _TITLE_CHARS else line[: _TITLE_CHARS - 1].rstrip() + "…"
+
+
+def _html_marker(nums: Sequence[int], anchors: list[str]) -> str:
+    return f'<sup class="gp-cite">{_JOINER}' + "".join(map(anchors.__getitem__, nums)) + "</sup>"
 
 
 def _html_highlighted(text: str, plan: Plan, markers: list[str]) -> str:
-    """HTML with every cited stretch in a ``<mark>``: one sweep over span boundaries.
-
-    Between two consecutive boundaries the set of covering sources is constant; a
-    ``<mark>`` holds a run of such stretches with one set and no marker inside, so
-    marks never overlap, nest or contain a marker.
-    """
-    opens: dict[int, list[list[int]]] = {}
-    closes: dict[int, list[list[int]]] = {}
-    for i, (start, end, cite) in enumerate(zip(plan.starts, plan.ends, plan.cites, strict=True)):
-        if start < end and cite.sources:
-            nums = plan.numbers(i)
-            opens.setdefault(start, []).append(nums)
-            closes.setdefault(end, []).append(nums)
-    marker_at = dict(zip(plan.positions, markers, strict=True))
-    numbers = ["", *map(str, range(1, len(plan.sources) + 1))]
-    titles = ["", *(attr(s.label) for s in plan.sources)]
-    tags: dict[tuple[int, ...], str] = {}
+    """HTML with every cited stretch in a ``<mark>``: the text cut where the covering
+    sources change (:func:`highlight_bounds`) and at every marker, so that marks never
+    overlap, nest or contain a marker."""
+    bounds, keys = highlight_bounds(plan)
+    tags: dict[Key, str] = {}
     out: list[str] = []
-    key: tuple[int, ...] = ()  # the sources covering the stretch from prev on
-
-    def emit(first: int, last: int, key: tuple[int, ...]) -> None:
-        if first < last:
-            piece = _html_escape(text[first:last])
-            if not key:
-                out.append(piece)
-                return
-            tag = tags.get(key)
-            if tag is None:
-                data = " ".join(map(numbers.__getitem__, key))
-                title = "; ".join(map(titles.__getitem__, key))
-                tag = tags[key] = f'<mark class="gp-span" data-sources="{data}" title="{title}">'
-            out.append(f"{tag}{piece}</mark>")
-
-    run_start, run_key = 0, key  # the pending run: text[run_start:prev], covered by run_key
-    active: dict[int, int] = {}  # source number -> how many spans cover it here
+    positions = plan.positions
+    b = m = 0  # the next bound, the next marker
+    key: Key = ()  # the sources covering the text from prev on
     prev = 0
-    positions = sorted(opens.keys() | closes.keys() | marker_at.keys() | {len(text)})
-    for pos in positions:
-        if pos > prev and key != run_key:
-            emit(run_start, prev, run_key)
-            run_start, run_key = prev, key
-        marker = marker_at.get(pos)
-        if marker is not None:
-            emit(run_start, pos, run_key)
-            run_start = pos
-            out.append(marker)
-        closing, opening = closes.get(pos), opens.get(pos)
-        if closing or opening:
-            for nums in closing or ():
-                for n in nums:
-                    if active[n] == 1:
-                        del active[n]
-                    else:
-                        active[n] -= 1
-            for nums in opening or ():
-                for n in nums:
-                    active[n] = active.get(n, 0) + 1
-            key = tuple(sorted(active))
-        prev = pos
-    emit(run_start, prev, run_key)
+    end = len(text)
+    while prev < end or m < len(positions):
+        cut = end
+        if b < len(bounds) and bounds[b] < cut:
+            cut = bounds[b]
+        if m < len(positions) and positions[m] < cut:
+            cut = positions[m]
+        if cut > prev:
+            piece = _html_escape(text[prev:cut])
+            if key:
+                tag = tags.get(key)
+                if tag is None:
+                    tag = tags[key] = mark_tag(key)
+                out.append(f"{tag}{piece}</mark>")
+            else:
+                out.append(piece)
+            prev = cut
+        while b < len(bounds) and bounds[b] <= prev:
+            key = keys[b]
+            b += 1
+        while m < len(positions) and positions[m] <= prev:
+            out.append(markers[m])
+            m += 1
     return "".join(out)
 
 

@@ -1,19 +1,41 @@
 """The plan that every renderer of placed citations shares: character spans, source
-numbers and marker groups (:class:`Plan`), and HTML attribute escaping (:func:`attr`).
+numbers and marker groups (:class:`Plan`), the highlighted stretches
+(:func:`highlight_bounds`, :func:`mark_tag`), and HTML attribute escaping (:func:`attr`).
 
 Used by ``markers`` (``render``, ``number_sources``, ``source_list``) and by the HTML
 view of ``markdown_html``; imports nothing of either.
+
+Two rules live here, so that every style follows them:
+
+- **One claim, one number.** A grounding support and a citation (Discovery Engine
+  answers can carry both for one claim) that share text and a source show that
+  source's number once, at the support's end: the citation's marker leaves it out.
+  Its highlight keeps it.
+- **Output linear in the input.** A highlight piece names the numbers of the sources
+  covering it only while there are at most :data:`LISTED` of them; past that it says
+  how many (``data-count``). Without the bound, spans that overlap many others make
+  every piece repeat a long list, and the output grows with the square of the spans.
 """
 
 from __future__ import annotations
 
+import bisect
 import html
 import operator
 from collections.abc import Iterable, Sequence
+from itertools import accumulate
+from typing import Final
 
 from grounding_protos._core.model import Citation, Source
 from grounding_protos._exceptions import ArgumentTypeError, OffsetError
 from grounding_protos._offsets import SpanSnap, TextIndex
+
+LISTED: Final = 16
+"""The most source numbers a highlight piece lists in ``data-sources``."""
+
+Key = tuple[int, ...]
+"""The sources covering a stretch: their numbers ascending (``()`` for none), or, when
+more than :data:`LISTED` cover it, ``(0, count)``."""
 
 
 def attr(value: str) -> str:
@@ -43,6 +65,7 @@ class Plan:
         keys = [e * width + s for s, e in zip(starts, ends, strict=True)]
         cited = [i for i, c in enumerate(cites) if c.sources]
         cited.sort(key=keys.__getitem__)
+        claimed = _claimed(cites, cited, starts, ends)
         # Sources are numbered by Source.key (chunks of one document, or one URI,
         # share a number); id() spares computing the key of a Source met again (the
         # citations hold every source alive meanwhile).
@@ -50,12 +73,20 @@ class Plan:
         number_of: dict[int, int] = {}
         firsts: list[Source] = []
         groups: dict[int, set[int]] = {}
+        late: list[Source] = []  # sources met only where their support shows them
         for i in cited:
+            shown = claimed.get(i)
+            sources = cites[i].sources
+            if shown is not None:
+                late.extend(s for s in sources if s.key not in shown)
+                sources = tuple(s for s in sources if s.key in shown)
+                if not sources:
+                    continue
             end = ends[i]
             group = groups.get(end)
             if group is None:
                 group = groups[end] = set()
-            for source in cites[i].sources:
+            for source in sources:
                 n = number_of.get(id(source))
                 if n is None:
                     key = source.key
@@ -65,6 +96,8 @@ class Plan:
                         firsts.append(source)
                     number_of[id(source)] = n
                 group.add(n)
+        for source in late:  # numbered by the support that claims them
+            number_of[id(source)] = numbering[source.key]
         self.cites = cites
         self.starts = starts
         self.ends = ends
@@ -78,6 +111,109 @@ class Plan:
         """The distinct source numbers of citation ``i``, ascending."""
         number_of = self.number_of
         return sorted({number_of[id(s)] for s in self.cites[i].sources})
+
+
+def _claimed(
+    cites: Sequence[Citation], cited: list[int], starts: list[int], ends: list[int]
+) -> dict[int, set[object]]:
+    """For each citation (``kind="citation"``) that shares text and a source with a
+    grounding support, the keys of the sources its own marker still shows: those no
+    overlapping support cites. Empty unless both kinds are there; one sorted list of
+    support spans per source, so O((k + s) log s).
+
+    Two spans overlap when they share a character; an empty span stands for the point
+    right after its place (it overlaps a span holding the character there, or an empty
+    span at the same place): in doubled coordinates, ``[2s, 2e)`` or ``[2s, 2s + 1)``.
+    """
+    kinds = {cites[i].kind for i in cited}
+    if len(kinds) < 2:
+        return {}
+
+    def doubled(i: int) -> tuple[int, int]:
+        s, e = starts[i], ends[i]
+        return (2 * s, 2 * e) if e > s else (2 * s, 2 * s + 1)
+
+    by_key: dict[object, list[tuple[int, int]]] = {}
+    for i in cited:
+        if cites[i].kind == "support":
+            span = doubled(i)
+            for source in cites[i].sources:
+                by_key.setdefault(source.key, []).append(span)
+    tables: dict[object, tuple[list[int], list[int]]] = {}
+    for key, spans in by_key.items():
+        spans.sort()
+        # the supports' starts in order, and the furthest any of the first j reaches
+        tables[key] = ([s for s, _ in spans], list(accumulate((e for _, e in spans), max)))
+    out: dict[int, set[object]] = {}
+    for i in cited:
+        if cites[i].kind != "citation":
+            continue
+        start, end = doubled(i)
+        keys = {s.key for s in cites[i].sources}
+        kept = set()
+        for key in keys:
+            table = tables.get(key)
+            if table is not None:
+                j = bisect.bisect_left(table[0], end)  # the supports starting before its end
+                if j and table[1][j - 1] > start:  # one of them reaches past its start
+                    continue
+            kept.add(key)
+        if len(kept) < len(keys):
+            out[i] = kept
+    return out
+
+
+def highlight_bounds(plan: Plan) -> tuple[list[int], list[Key]]:
+    """The positions where the set of sources covering the text changes, and the
+    :data:`Key` from each on: one sweep over the cited spans' starts and ends, each
+    step O(1) past :data:`LISTED` sources (so the whole is linear in the spans and
+    their sources)."""
+    delta: dict[int, list[tuple[int, int]]] = {}
+    for i, (start, end, cite) in enumerate(zip(plan.starts, plan.ends, plan.cites, strict=True)):
+        if start < end and cite.sources:
+            for n in plan.numbers(i):
+                delta.setdefault(start, []).append((n, 1))
+                delta.setdefault(end, []).append((n, -1))
+    active: dict[int, int] = {}
+    bounds: list[int] = []
+    keys: list[Key] = []
+    key: Key = ()
+    for pos in sorted(delta):
+        for n, d in delta[pos]:
+            count = active.get(n, 0) + d
+            if count:
+                active[n] = count
+            else:
+                del active[n]
+        new = tuple(sorted(active)) if len(active) <= LISTED else (0, len(active))
+        if new != key:
+            bounds.append(pos)
+            keys.append(new)
+            key = new
+    return bounds, keys
+
+
+def merge_keys(keys: Iterable[Key]) -> Key:
+    """The sources covering any of several stretches (for a piece that cannot be cut):
+    their union, or ``(0, count)`` with the largest count known."""
+    union: set[int] = set()
+    most = 0
+    for key in keys:
+        if key[:1] == (0,):
+            most = max(most, key[1])
+        else:
+            union.update(key)
+    if most or len(union) > LISTED:
+        return (0, max(most, len(union)))
+    return tuple(sorted(union))
+
+
+def mark_tag(key: Key) -> str:
+    """The ``<mark>`` start tag of a highlighted stretch: its sources by number, never
+    by label (the labels are in the one source list)."""
+    if key[:1] == (0,):
+        return f'<mark class="gp-span" data-count="{key[1]}">'
+    return f'<mark class="gp-span" data-sources="{" ".join(map(str, key))}">'
 
 
 def char_spans(
