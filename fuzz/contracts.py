@@ -14,6 +14,7 @@ from typing import Any
 
 from grounding_protos import (
     CitationError,
+    GroundingProtosError,
     OffsetError,
     Problem,
     TextEncodingError,
@@ -24,7 +25,7 @@ from grounding_protos import (
 )
 from grounding_protos._core.resolve import FATAL
 from grounding_protos._render.markdown_html import available, plain_html
-from grounding_protos.citations import Grounded, read, render, source_list
+from grounding_protos.citations import Grounded, read, read_stream, render, source_list
 from grounding_protos.offsets import TextIndex
 
 CLASSES = [message_class(name) for name in message_types()]
@@ -96,3 +97,41 @@ def _has_utf8(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+MESSAGE_LIMIT = 2_000
+"""The longest message a hostile input may give (each quoted value is cut at 200)."""
+_RAW_CONTROLS = frozenset(chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]) - {"\n", "\t"}
+
+
+def _bounded(what: str, message: str, path: str = "") -> None:
+    assert len(message) - len(path) <= MESSAGE_LIMIT, f"{what}: {len(message)} characters"
+
+
+def check_bounded(obj: object) -> None:
+    """On any input: validate, read (every policy) and read_stream give short messages
+    (a quoted value is an excerpt), and raise nothing but the package's errors (never a
+    RecursionError)."""
+    for p in validate(obj):
+        _bounded(f"validate {p.code}", p.message)
+    for errors in ("strict", "repair", "skip"):
+        try:
+            grounded = read(obj, errors=errors)  # type: ignore[arg-type]
+        except GroundingProtosError as exc:
+            _bounded(f"read {type(exc).__name__}", str(exc), getattr(exc, "path", "") or "")
+            continue
+        for p in grounded.problems:
+            _bounded(f"read {p.code}", p.message)
+    try:
+        streamed = read_stream([obj])
+    except GroundingProtosError as exc:
+        _bounded(f"read_stream {type(exc).__name__}", str(exc), getattr(exc, "path", "") or "")
+    else:
+        for p in streamed.problems:
+            _bounded(f"read_stream {p.code}", p.message)
+
+
+def check_terminal_output(shown: str) -> None:
+    """What the command line showed on a terminal holds no raw control character."""
+    raw = _RAW_CONTROLS & set(shown)
+    assert not raw, f"raw control characters on a terminal: {sorted(raw)}"

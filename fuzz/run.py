@@ -27,7 +27,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples"
-HARNESSES = ("wire", "json", "citations", "offsets", "cli")
+HARNESSES = ("wire", "json", "citations", "offsets", "cli", "hostile")
 DONE = re.compile(r"^#(\d+)\s+DONE\s+(?:cov: (\d+)\s+)?(?:ft: (\d+)\s+)?.*?exec/s: (\d+)", re.M)
 PROGRESS = re.compile(r"^#(\d+)\s+\w+\s+(?:cov: (\d+)\s+)?(?:ft: (\d+)\s+)?.*?exec/s: (\d+)", re.M)
 EXECUTED = re.compile(r"stat::number_of_executed_units: (\d+)")
@@ -63,6 +63,9 @@ def seeds(name: str) -> list[bytes]:
         wire = [base64.b64encode(m.SerializeToString()) for _, m in messages]
         jsonl = b"\n".join(json.dumps(json.loads(d)).encode() for d in documents.values())
         return [bytes([k]) + d for k in range(17) for d in (*documents.values(), *wire, jsonl)]
+    if name == "hostile":  # shape, size (2 bytes), which value; then the document
+        return [bytes([kind, 1, k, k * 5]) + doc for doc in documents.values()
+                for kind in range(8) for k in (3, 40)]  # fmt: skip
     raise ValueError(f"no harness {name!r}")
 
 

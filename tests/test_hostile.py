@@ -701,3 +701,49 @@ def test_answer_citation_sources_that_are_no_list_are_a_problem_of_read() -> Non
     assert [(p.code, p.path) for p in grounded.problems] == [
         ("references-not-a-list", "citations[0].sources")
     ]
+
+
+# --- The fuzzers' hostile shapes, as a Hypothesis property -----------------------------------
+
+FUZZ = Path(__file__).resolve().parent.parent / "fuzz"
+
+
+def _fuzz_module(name: str) -> Any:
+    """``fuzz/<name>.py``, imported as the harnesses import it."""
+    import importlib
+
+    sys.path.insert(0, str(FUZZ))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(FUZZ))
+
+
+DOCUMENTS = sorted((EXAMPLE.parent).glob("*.json"))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(DOCUMENTS), st.binary(min_size=4, max_size=4))
+def test_hostile_shapes_keep_the_contracts(document: Path, head: bytes) -> None:
+    """What ``fuzz/fuzz_hostile.py`` checks, on the examples with one value made hostile."""
+    hostile, contracts = _fuzz_module("hostile"), _fuzz_module("contracts")
+    body, _ = hostile.amplify(json.loads(document.read_text(encoding="utf-8")), head)
+    if isinstance(body, dict):
+        contracts.check_downstream(body)
+    contracts.check_bounded(body)
+
+
+@pytest.mark.parametrize("argv", [["render"], ["inspect"], ["inspect", "--json"], ["validate"]])
+def test_a_lone_surrogate_in_a_title_is_written_as_its_escape(
+    argv: list[str], tmp_path: Path
+) -> None:
+    """JSON may spell a lone surrogate (``"\\ud800"``); UTF-8 has none: its escape."""
+    answer = {"answerText": "Köln 😀", "citations": [{"endIndex": "5",
+              "sources": [{"referenceId": "0"}]}], "references": [{"chunkInfo": {
+              "content": "Köln", "documentMetadata": {"title": "T\ud800"}}}]}  # fmt: skip
+    path = tmp_path / "surrogate.json"
+    path.write_text(json.dumps(answer), encoding="ascii")
+    code, err, out = _cli([*argv, str(path)])
+    assert code in (0, 1) and "internal error" not in err, err
+    if argv[0] != "validate":
+        assert b"T\\ud800" in out

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import IO, Final
 
 from grounding_protos._cli.commands import LineResult, error_record, process_line
-from grounding_protos._cli.io import Failure, Output, terminal_safe
+from grounding_protos._cli.io import Failure, Output, terminal_safe, utf8
 from grounding_protos._cli.options import Options
 
 MAX_CHUNK: Final = 64
@@ -226,7 +226,7 @@ def run(
             elif tally.failed == MAX_REPORTED + 1:
                 where = "the --errors file" if errors is not None else "the output"
                 say(f"more lines failed; their error records are in {where}")
-            record = (error_record(result) + "\n").encode("utf-8")
+            record = utf8(error_record(result) + "\n")
             if errors is not None:
                 errors.write(record)
             elif keep_errors_in_output:
@@ -234,7 +234,7 @@ def run(
         else:
             tally.flagged += result.flagged
             assert result.output is not None
-            out.write(result.output.encode("utf-8") + b"\n")
+            out.write(utf8(result.output) + b"\n")
     if progress is not None:
         progress.close()
     return tally

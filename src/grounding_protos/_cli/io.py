@@ -294,11 +294,21 @@ def format_message(
         text = codec.to_json(
             message, indent=indent, ensure_ascii=False, preserving_proto_field_name=proto_names
         )
-        return line_safe(text).encode("utf-8") + b"\n"
+        return utf8(line_safe(text)) + b"\n"
     if fmt == "text":
         text = text_format.MessageToString(message, as_utf8=True, as_one_line=compact)
         return text.rstrip("\n").encode("utf-8") + b"\n"
     raise Failure(f"unknown output format {fmt!r}")
+
+
+def utf8(text: str) -> bytes:
+    r"""``text`` as UTF-8 for output; a lone surrogate (JSON allows ``"\ud800"``, UTF-8
+    has no such character) is written as its escape ``\ud800``, the same value in JSON.
+
+    >>> utf8("Köln \ud800")
+    b'K\xc3\xb6ln \\ud800'
+    """
+    return text.encode("utf-8", "backslashreplace")
 
 
 def dumps(value: object) -> str:
@@ -428,7 +438,7 @@ def _for_terminal(data: bytes) -> bytes:
         text = data.decode("utf-8")
     except UnicodeDecodeError:  # not text: as it is
         return data
-    return terminal_safe(text).encode("utf-8")
+    return utf8(terminal_safe(text))
 
 
 class _TextSink:

@@ -27,6 +27,7 @@ from grounding_protos._cli.io import (
     read_input,
     read_text_file,
     stderr_line,
+    utf8,
     write_once,
 )
 from grounding_protos._public import public
@@ -567,7 +568,7 @@ def _cmd_document(args: argparse.Namespace) -> int:
         summary["problems"][:0] = [dataclasses.asdict(p) for p in warnings]
         output = dumps(summary) + "\n" if args.json else format_summary(summary)
         status = EXIT_PROBLEMS if summary["problems"] or "error" in summary else EXIT_OK
-    write_once(args.output, output.encode("utf-8"), inputs=(args.file, args.text_file))
+    write_once(args.output, utf8(output), inputs=(args.file, args.text_file))
     for problem in warnings:  # what merging a stream found
         stderr_line(f"{PROG}: warning: {label}: {problem}")
     if any(p.code in SERIOUS for p in warnings):

@@ -275,10 +275,10 @@ class _Resolver:
         names = _PLURALS[unit]
         drift = Problem(
             "offset-drift",
-            (f"re-anchored from {names} {start}..{end} to {new_start}..{new_end}{where} "
-             f"on its segment.text {_short(wanted)}")
+            (f"re-anchored from {names} {shown(start)}..{shown(end)} to {new_start}..{new_end}"
+             f"{where} on its segment.text {_short(wanted)}")
             if self.mode != "collect"
-            else (f"offsets {start}..{end}{where} disagree with its segment.text "
+            else (f"offsets {shown(start)}..{shown(end)}{where} disagree with its segment.text "
                   f"{_short(wanted)}, which is at {new_start}..{new_end}: repairable"),
             f"{o}.{span.names[0]}",
         )  # fmt: skip
