@@ -199,6 +199,7 @@ def problem_line(problem: Mapping[str, str]) -> str:
 _SHAPE_WORDS = {
     "gemini_response": "Gemini generateContent response",
     "gemini_candidate": "Gemini candidate",
+    "gemini_answer_response": "Gemini AQA generateAnswer response",
     "grounding_metadata": "GroundingMetadata",
     "citation_metadata": "CitationMetadata",
     "answer": "Discovery Engine Answer",
@@ -291,6 +292,8 @@ def summarize(options: Options, document: object, label: str) -> dict[str, Any]:
             "search_suggestions": search.rendered_content is not None,
             "url_statuses": [{"url": u.url, "status": u.status} for u in search.url_statuses],
         }
+        if search.image_queries:
+            summary["search"]["image_queries"] = list(search.image_queries)
     summary["problems"] = problems
     return summary
 
@@ -317,16 +320,50 @@ def _spans(citations: Sequence[Citation], numbers: Mapping[object, int]) -> list
 
 
 def _source_entry(n: int, source: Source, cited: bool = True) -> dict[str, Any]:
+    from grounding_protos._citations.export import details_dict
+
     entry: dict[str, Any] = {"number": n, "label": source.label, "kind": source.kind}
     if not cited:
         entry["cited"] = False
-    for name in ("uri", "document", "place_id", "file_search_store", "redirect_uri"):
+    for name in ("uri", "document", "page", "place_id", "file_search_store", "redirect_uri"):
         value = getattr(source, name)
         if value:
             entry[name] = value
     if source.custom_metadata:
         entry["custom_metadata"] = dict(source.custom_metadata)
+    details = details_dict(source)
+    details.pop("place_id", None)
+    details.pop("store", None)
+    if details:
+        entry["details"] = details
     return entry
+
+
+def _detail_lines(details: Mapping[str, Any]) -> list[str]:
+    """A source's details as indented lines: Maps attribution and report links, reviews,
+    route, pages, image, ... (``details_dict``'s keys)."""
+    lines = []
+    if "reviews" in details or "flag_uri" in details or "route" in details:
+        flag = details.get("flag_uri")
+        lines.append("Google Maps" + (f" · report: {flag}" if flag else ""))
+    for review in details.get("reviews", ()):
+        author = review.get("author", {})
+        who = f" by {_one_line(author['name'])}" if author.get("name") else ""
+        words = review.get("title") or review.get("text") or review.get("id") or ""
+        line = f"review{who}: “{_one_line(words)}”"
+        if review.get("uri"):
+            line += f" {review['uri']}"
+        if review.get("flag_uri"):
+            line += f" · report: {review['flag_uri']}"
+        lines.append(line)
+    route = details.get("route")
+    if route:
+        lines.append("route: " + ", ".join(f"{k} {v}" for k, v in route.items()))
+    for name in ("first_page", "last_page", "media_id", "chunk_id", "file_id", "image_uri",
+                 "thumbnail_uri", "license", "publication_date", "part_index"):  # fmt: skip
+        if name in details:
+            lines.append(f"{name.replace('_', ' ')}: {details[name]}")
+    return lines
 
 
 def _one_line(value: str, limit: int = _EXCERPT) -> str:
@@ -386,12 +423,14 @@ def format_summary(summary: Mapping[str, Any]) -> str:
             shown = f"{label} — {uri}" if uri and uri != source["label"] else label
             extra = "" if source.get("cited", True) else ", not cited"
             lines.append(f"  [{source['number']}] {shown} ({source['kind']}{extra})")
+            lines.extend(f"      {line}" for line in _detail_lines(source.get("details", {})))
     search = summary.get("search")
     if search:
         lines.append("")
         lines.append("search:")
-        for name, key in (("queries", "queries"), ("retrieval", "retrieval_queries")):
-            if search[key]:
+        for name, key in (("queries", "queries"), ("retrieval", "retrieval_queries"),
+                          ("images", "image_queries")):  # fmt: skip
+            if search.get(key):
                 lines.append(f"  {name + ':':<11}" + "; ".join(map(_one_line, search[key])))
         if search["search_suggestions"]:
             lines.append("  Search Suggestions: present (render --style html shows them)")

@@ -20,6 +20,7 @@ vendors)."""
 InputShape = Literal[
     "gemini_response",
     "gemini_candidate",
+    "gemini_answer_response",
     "grounding_metadata",
     "citation_metadata",
     "answer",
@@ -105,9 +106,14 @@ class RawAnswer:
     skipped_reasons: tuple[str, ...] = ()  # why the vendor gave no (full) answer
     safety: tuple[tuple[str, float | None], ...] = ()  # (category, score) attributes
     offsets: bool = True  # False: the reader made the spans itself (unit= does not apply)
+    # declared sources no span points at by index: sources of the whole answer (AQA
+    # grounding attributions)
+    answer_sources: list[tuple[str, Source]] = field(default_factory=list)
 
     @property
     def declared_sources(self) -> list[Source]:
-        """Every source the input declares: its table, then inline citation sources."""
+        """Every source the input declares: its table, inline citation sources, then the
+        sources of the whole answer."""
         inline = [s.inline_source for s in self.spans if s.inline_source is not None]
-        return [source for _, source in self.sources] + inline
+        whole = [source for _, source in self.answer_sources]
+        return [source for _, source in self.sources] + inline + whole

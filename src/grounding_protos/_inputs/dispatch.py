@@ -22,7 +22,15 @@ from grounding_protos._core.access import (
 )
 from grounding_protos._core.raw import InputShape, RawAnswer
 from grounding_protos._exceptions import ArgumentValueError, UnsupportedInputError
-from grounding_protos._inputs import answer, anthropic, bedrock, cohere, gemini, openai, search
+from grounding_protos._inputs import (
+    answer,
+    anthropic,
+    bedrock,
+    cohere,
+    gemini,
+    openai,
+    search,
+)
 from grounding_protos._inputs.common import unsupported
 from grounding_protos._offsets import Unit
 
@@ -130,6 +138,7 @@ _DISCOVERY_ENGINE_MESSAGES: dict[str, InputShape] = {
 # Gemini's messages, in the Gemini API's and Vertex AI's official clients
 _GEMINI_MESSAGES: dict[str, InputShape] = {
     "GenerateContentResponse": "gemini_response",
+    "GenerateAnswerResponse": "gemini_answer_response",
     "Candidate": "gemini_candidate",
     "GroundingMetadata": "grounding_metadata",
     "CitationMetadata": "citation_metadata",
@@ -156,6 +165,8 @@ READERS: tuple[Reader, ...] = (
     Reader("gemini_response", gemini.is_response, gemini.read_response,
            _keys("candidates", "prompt_feedback")),
     Reader("answer_query_response", answer.is_query_response, answer.read_query_response,
+           _keys("answer")),
+    Reader("gemini_answer_response", gemini.is_answer_response, gemini.read_answer_response,
            _keys("answer")),
     Reader("answer", answer.is_answer, answer.read_bare_answer,
            _keys("answer_text", "answer_skipped_reasons", "citations", "grounding_supports",

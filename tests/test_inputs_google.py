@@ -1,0 +1,350 @@
+"""Google's newer grounding fields and surfaces, read into Grounded: every kind of
+Gemini grounding chunk, Gemini 3 part lists, AQA attributions (and, in the sections
+below them, the Interactions API, Assist, check grounding, grounded generation, Live)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pickle
+from html.parser import HTMLParser
+from typing import Any
+
+import pytest
+
+from grounding_protos import ArgumentValueError, validate
+from grounding_protos.citations import (
+    FileInfo,
+    Grounded,
+    ImageInfo,
+    PassageInfo,
+    PlaceInfo,
+    ReviewAuthor,
+    ReviewSnippet,
+    Route,
+    Source,
+    WorkInfo,
+    read,
+    source_list,
+)
+from grounding_protos.cli import main
+from grounding_protos.convert import to_langchain_blocks
+from tests import google_cases as g
+
+pytestmark = pytest.mark.smoke
+
+
+def spans(grounded: Grounded) -> list[tuple[int | None, int | None, str | None]]:
+    return [(c.char_start, c.char_end, c.text) for c in grounded.citations]
+
+
+def expected_spans(pieces: range | list[int]) -> list[tuple[int, int, str]]:
+    return [(*g.char_span(k), g.cited(k)) for k in pieces]
+
+
+def check_bytes(grounded: Grounded) -> None:
+    """Byte offsets agree with the character ones (an independent oracle)."""
+    assert grounded.text is not None
+    data = grounded.text.encode("utf-8")
+    for c in grounded.citations:
+        assert c.char_start is not None and c.char_end is not None
+        assert c.start == len(grounded.text[: c.char_start].encode("utf-8"))
+        assert data[c.start : c.end].decode("utf-8") == c.text
+
+
+# --- Source: common fields and a record per kind -------------------------------------------
+
+
+def test_source_keeps_0_1_fields_readable_and_constructible() -> None:
+    place = Source(kind="maps", uri=g.URLS[0], place_id="ChIJ-x")
+    assert place.details == PlaceInfo(place_id="ChIJ-x") and place.place_id == "ChIJ-x"
+    work = Source(kind="citation_source", license="MIT", publication_date="2024-05")
+    assert work.details == WorkInfo("MIT", "2024-05")
+    assert (work.license, work.publication_date, work.place_id) == ("MIT", "2024-05", None)
+    store = Source(kind="retrieved_context", file_search_store="fileSearchStores/s1")
+    assert store.details == FileInfo(store="fileSearchStores/s1")
+    assert store.file_search_store == "fileSearchStores/s1"
+    # replace() with a 0.1 field name updates the record
+    moved = dataclasses.replace(place, place_id="ChIJ-y")  # type: ignore[call-arg]
+    assert moved.details == PlaceInfo(place_id="ChIJ-y") and moved.uri == g.URLS[0]
+    with pytest.raises(ArgumentValueError, match="one kind of source"):
+        Source(place_id="p", license="MIT")
+    with pytest.raises(ArgumentValueError, match="one kind of source"):
+        Source(details=ImageInfo("https://i.example/a.png"), place_id="p")
+
+
+def test_sources_with_details_are_frozen_hashable_and_pickle() -> None:
+    grounded = read(g.gemini_chunks_response())
+    sources = grounded.declared_sources
+    assert len({hash(s) for s in sources}) == len(sources)
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        assert pickle.loads(pickle.dumps(grounded, protocol=protocol)) == grounded
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        sources[0].uri = "x"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        sources[0].details.place_id = "x"  # type: ignore[union-attr, misc]
+
+
+def test_pickles_of_0_1_load_equal_to_objects_built_now() -> None:
+    """tests/pickles_v0_1.py: pickles made by 0.1, whose Source had 16 top-level fields
+    (and SearchInfo 4), read back equal to what the recipe in its docstring builds now."""
+    import base64
+    from pathlib import Path
+
+    from grounding_protos.discoveryengine_v1 import Answer
+    from tests.pickles_v0_1 import PICKLES
+
+    examples = Path(__file__).parent.parent / "examples"
+    gemini = json.loads((examples / "gemini_response.json").read_text("utf-8"))
+    broken = json.loads((examples / "broken_answer.json").read_text("utf-8"))
+    answer = Answer(answer_text="日本 🎌", citations=[Answer.Citation(start_index=1, end_index=3)])
+    objects: dict[str, Any] = {
+        "gemini": read(gemini), "broken": read(broken, errors="skip"), "answer": answer,
+    }  # fmt: skip
+    assert sorted(PICKLES) == [2, 5]
+    for data in PICKLES.values():
+        back = pickle.loads(base64.b64decode("".join(data)))
+        assert back == objects
+        assert [hash(s) for s in back["gemini"].declared_sources] == [
+            hash(s) for s in objects["gemini"].declared_sources
+        ]
+
+
+# --- Gemini: every kind of grounding chunk ------------------------------------------------
+
+
+def test_gemini_chunks_of_every_kind() -> None:
+    grounded = read(g.gemini_chunks_response())
+    assert grounded.problems == [] and spans(grounded) == expected_spans(range(4))
+    check_bytes(grounded)
+    place, rag, image, web = (c.sources[0] for c in grounded.citations)
+    assert (place.kind, place.uri, place.title, place.text) == (
+        "maps",
+        g.URLS[0],
+        "Café Müller",
+        "Konditorei",
+    )
+    assert place.details == PlaceInfo(
+        place_id="ChIJ-mueller",
+        reviews=(
+            ReviewSnippet("review-0", "Bester Käsekuchen 🍰", "https://maps.google.com/review/0",
+                          None, ReviewAuthor("Jürgen K.", "https://maps.google.com/contrib/0",
+                                             "https://lh3.example/photo0.jpg"),
+                          None, "vor 2 Monaten"),
+            ReviewSnippet("review-1", "最高のコーヒー", "https://maps.google.com/review/1",
+                          None, ReviewAuthor("山田 花子", "https://maps.google.com/contrib/1",
+                                             "https://lh3.example/photo1.jpg"),
+                          # from sourceFlaggingUris, by the review's id
+                          "https://maps.google.com/flag/r1", "1 週間前"),
+        ),
+        flag_uri="https://maps.google.com/flag/place",
+        route=Route(1234, "900s", "_p~iF~ps|U"),
+    )  # fmt: skip
+    assert (rag.kind, rag.document, rag.page, rag.text) == (
+        "retrieved_context",
+        "fileSearchStores/s1/documents/d7",
+        "3-5",
+        "喫茶店は七時に開く",
+    )
+    assert rag.details == FileInfo("fileSearchStores/s1", 3, 5, "media-7")
+    assert rag.file_search_store == "fileSearchStores/s1"
+    assert rag.custom_metadata == (("autor", "佐藤"), ("jahr", "2024"))
+    assert (image.kind, image.uri, image.domain, image.label) == (
+        "image",
+        g.URLS[2],
+        "athen.example",
+        "Ακρόπολη",
+    )
+    assert image.details == ImageInfo("https://img.example/akro.jpg")
+    assert (web.kind, web.domain) == ("web", "seoul.example")
+    assert grounded.search.image_queries == ("Ακρόπολη ώρες",)
+    assert grounded.search.retrieval_queries == ("喫茶店 開店時間",)
+    assert validate(g.gemini_chunks_response()) == []
+
+
+def test_gemini_chunks_from_google_genai_and_official_objects() -> None:
+    genai = pytest.importorskip("google.genai.types", reason="google-genai test extra")
+    response = genai.GenerateContentResponse.model_validate(g.gemini_chunks_response())
+    assert read(response) == read(g.gemini_chunks_response())
+    glm = pytest.importorskip("google.ai.generativelanguage_v1beta", reason="official extra")
+    official = glm.GenerateContentResponse.from_json(
+        json.dumps(g.gemini_chunks_response()), ignore_unknown_fields=True
+    )
+    grounded = read(official)
+    assert spans(grounded) == expected_spans(range(4))
+    place = grounded.citations[0].sources[0]
+    # the official v1beta message knows review ids, Maps URIs and titles only
+    assert isinstance(place.details, PlaceInfo)
+    assert [r.id for r in place.details.reviews] == ["review-0", "review-1"]
+
+
+def test_route_duration_from_a_message_or_a_timedelta() -> None:
+    from datetime import timedelta
+
+    from grounding_protos._inputs.gemini import place_info
+
+    assert place_info({"route": {"duration": {"seconds": 90, "nanos": 500000000}}}) == PlaceInfo(
+        route=Route(duration="90.5s"))  # fmt: skip
+    genai = pytest.importorskip("google.genai.types", reason="google-genai test extra")
+    maps = genai.GroundingChunkMaps(route=genai.GroundingChunkMapsRoute(duration="60s"))
+    assert place_info(maps) == PlaceInfo(route=Route(duration="60s"))
+    assert place_info({"route": {"duration": timedelta(minutes=2)}}) == PlaceInfo(
+        route=Route(duration="120s"))  # fmt: skip
+
+
+def test_vertex_citation_with_publication_date_from_google_genai() -> None:
+    genai = pytest.importorskip("google.genai.types", reason="google-genai test extra")
+    start, end = g.byte_span(1)
+    candidate = genai.Candidate(
+        content=genai.Content(parts=[genai.Part(text=g.TEXT)]),
+        citation_metadata=genai.CitationMetadata(citations=[genai.Citation(
+            start_index=start, end_index=end, uri=g.URLS[1], title="東京", license="CC-BY-4.0",
+            publication_date=genai.GoogleTypeDate(year=2025, month=11, day=3))]),
+    )  # fmt: skip
+    [citation] = read(candidate).citations
+    assert citation.text == g.cited(1)
+    assert citation.sources[0].details == WorkInfo("CC-BY-4.0", "2025-11-03")
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [["toolCall", "toolResponse", "text"],
+     ["thought", "toolCall", "toolResponse", "thought", "text"],
+     ["text"]],
+)  # fmt: skip
+def test_gemini_3_parts_without_part_index_count_the_text_part(parts: list[str]) -> None:
+    """Gemini 3 sends tool and thought parts before the answer, and segments without
+    partIndex whose offsets count the text part: absent means the joined text parts
+    (thought and tool parts skipped), which is that part."""
+    grounded = read(g.gemini3_parts(parts))
+    assert grounded.text == g.TEXT and grounded.problems == []
+    assert spans(grounded) == expected_spans(range(4))
+    check_bytes(grounded)
+    assert validate(g.gemini3_parts(parts)) == []
+
+
+def test_aqa_grounding_attributions_are_sources_of_the_whole_answer() -> None:
+    grounded = read(g.aqa_response())
+    assert grounded.shape == "gemini_answer_response" and grounded.text == g.TEXT
+    assert grounded.citations == [] and grounded.finish_reason == "STOP"
+    passage, chunk = grounded.uncited_sources
+    assert (passage.kind, passage.id, passage.label, passage.text) == (
+        "passage",
+        "passage-köln",
+        "passage passage-köln",
+        "Café Müller backt Käsekuchen.",
+    )
+    assert passage.details == PassageInfo(1)
+    assert (chunk.kind, chunk.document, chunk.chunk) == (
+        "chunk",
+        "corpora/cafes/documents/tokyo",
+        "corpora/cafes/documents/tokyo/chunks/c1",
+    )
+    assert validate(g.aqa_response()) == []
+    glm = pytest.importorskip("google.ai.generativelanguage_v1beta", reason="official extra")
+    official = glm.GenerateAnswerResponse.from_json(json.dumps(g.aqa_response()))
+    assert read(official) == grounded
+
+
+def test_a_candidate_answer_without_aqa_fields_is_not_an_aqa_response() -> None:
+    from grounding_protos._inputs.dispatch import classify
+
+    assert classify({"answer": {"content": {"parts": [{"text": "Köln"}]}}}) is None
+
+
+# --- Shown where a user looks for them ------------------------------------------------------
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[tuple[str | None, str]] = []  # (href, text)
+        self._href: str | None = None
+        self._text = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "a":
+            self._href, self._text = dict(attrs).get("href"), ""
+
+    def handle_data(self, data: str) -> None:
+        self._text += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "a":
+            self.links.append((self._href, self._text))
+
+
+def test_source_lists_attribute_maps_and_show_reviews_and_report_links() -> None:
+    """Google's Maps grounding terms: the sources follow the answer, attributed to Google
+    Maps, each review with its author, and the links to report a place or review."""
+    grounded = read(g.gemini_chunks_response())
+    assert grounded.text is not None
+    md = source_list(grounded.text, grounded.citations)
+    lines = md.splitlines()
+    assert lines[0] == (
+        f"- [1] [Café Müller](<{g.URLS[0]}>) · Google Maps · "
+        "[Report](<https://maps.google.com/flag/place>)"
+    )
+    assert lines[1] == (
+        "  - Review by [Jürgen K.](<https://maps.google.com/contrib/0>), vor 2 Monaten: "
+        "[“Bester Käsekuchen 🍰”](<https://maps.google.com/review/0>)"
+    )
+    assert lines[2].endswith("[Report](<https://maps.google.com/flag/r1>)")
+    assert lines[3] == "  - Route: 1.2 km, 15 min"
+    assert "· pp. 3-5" in lines[4] and "[image](<https://img.example/akro.jpg>)" in lines[5]
+    plain = source_list(grounded.text, grounded.citations, "plain")
+    assert "Café Müller — https://maps.google.com/?cid=1001 · Google Maps · report: " in plain
+    assert "    Review by 山田 花子 (https://maps.google.com/contrib/1), 1 週間前" in plain
+    parser = _Links()
+    parser.feed(source_list(grounded.text, grounded.citations, "html"))
+    assert ("https://maps.google.com/flag/place", "Report") in parser.links
+    assert ("https://maps.google.com/flag/r1", "Report") in parser.links
+    assert ("https://maps.google.com/contrib/1", "山田 花子") in parser.links
+    assert ("https://maps.google.com/review/0", "“Bester Käsekuchen 🍰”") in parser.links
+
+
+def test_report_links_that_are_not_http_stay_text() -> None:
+    review = ReviewSnippet(title="<b>", flag_uri="javascript:alert(1)",
+                           author=ReviewAuthor("Eve", "data:text/html,x"))  # fmt: skip
+    source = Source(uri="https://maps.example/p", title="P", kind="maps",
+                    details=PlaceInfo(reviews=(review,)))  # fmt: skip
+    grounded = Grounded("Köln", declared_sources=[source])
+    html = source_list("Köln", [], "html", uncited=grounded.uncited_sources)
+    assert "javascript:" not in "".join(h or "" for h, _ in _links(html))
+    assert "&lt;b&gt;" in html and "Report (javascript:alert(1))" in html
+
+
+def _links(html: str) -> list[tuple[str | None, str]]:
+    parser = _Links()
+    parser.feed(html)
+    return parser.links
+
+
+def test_inspect_shows_details_and_langchain_export_keeps_them(
+    capsys: pytest.CaptureFixture[str], tmp_path: Any
+) -> None:
+    path = tmp_path / "maps.json"
+    path.write_text(json.dumps(g.gemini_chunks_response(), ensure_ascii=False), "utf-8")
+    assert main(["inspect", "--json", str(path)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    place = summary["sources"][0]
+    assert place["place_id"] == "ChIJ-mueller"
+    assert place["details"]["flag_uri"] == "https://maps.google.com/flag/place"
+    assert place["details"]["reviews"][1]["author"]["name"] == "山田 花子"
+    assert summary["search"]["image_queries"] == ["Ακρόπολη ώρες"]
+    assert main(["inspect", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "Google Maps · report: https://maps.google.com/flag/place" in text
+    assert "review by 山田 花子: “最高のコーヒー”" in text and "first page: 3" in text
+    [block] = to_langchain_blocks(g.gemini_chunks_response())
+    first, second = block["annotations"][:2]
+    assert first["extras"]["details"]["route"] == {
+        "distance_meters": 1234,
+        "duration": "900s",
+        "encoded_polyline": "_p~iF~ps|U",
+    }
+    assert second["extras"]["details"] == {"first_page": 3, "last_page": 5,
+                                           "media_id": "media-7"}  # fmt: skip
+    first["extras"]["details"]["reviews"].clear()  # records own their dicts
+    [again] = to_langchain_blocks(g.gemini_chunks_response())
+    assert again["annotations"][0]["extras"]["details"]["reviews"]
