@@ -7,7 +7,8 @@ The same answer (~200 KB of mixed-script text, 2,000 cited sentences, 1-2 source
 each) is written as every shape that carries offsets: a Gemini response (UTF-8 byte
 offsets, the baseline), a Vertex AI Search response, an OpenAI Responses response,
 a Cohere v2 chat response and a Bedrock RetrieveAndGenerate response (characters),
-and an Anthropic message (one text block per sentence). For each, ``read`` against
+an Anthropic message (one text block per sentence), and Google's newer surfaces: a
+Gemini Interactions API interaction (UTF-8 bytes, like the baseline). For each, ``read`` against
 the Gemini baseline: goal <= 1.5x (the vendors' character offsets are converted to
 bytes, the work the baseline does the other way round). And the dispatcher's share
 of ``read`` on a small Gemini candidate, the shape tried last: goal < 25%.
@@ -76,9 +77,14 @@ def make_shapes(count: int, seed: int = 7) -> dict[str, Any]:
             {"type": "web_search_result_location", "url": urls[i], "title": urls[i],
              "cited_text": t} for i in s]}
         for (_, _, _, _, t), s in zip(spans, sources, strict=True)]}  # fmt: skip
+    interaction = {"object": "interaction", "status": "completed", "steps": [
+        {"type": "model_output", "content": [{"type": "text", "text": text, "annotations": [
+            {"type": "url_citation", "url": urls[s[0]], "title": urls[s[0]],
+             "start_index": b0, "end_index": b1}
+            for (b0, b1, _, _, _), s in zip(spans, sources, strict=True)]}]}]}  # fmt: skip
     return {"gemini_response": gemini, "search_response": search, "openai_response": openai,
             "cohere_chat": cohere, "bedrock_retrieve_and_generate": bedrock,
-            "anthropic_message": anthropic}  # fmt: skip
+            "anthropic_message": anthropic, "interaction": interaction}  # fmt: skip
 
 
 def main(count: int = SENTENCE_COUNT, repeat: int = 5) -> None:

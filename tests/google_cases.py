@@ -143,3 +143,130 @@ def aqa_response() -> dict[str, Any]:
         },
         "answerableProbability": 0.93,
     }  # fmt: skip
+
+
+# --- Gemini Interactions API ----------------------------------------------------------------
+
+SUGGESTIONS = (
+    "<style>.chip{border:1px solid #ddd}</style>"
+    '<a class="chip" href="https://www.google.com/search?q=%EC%84%9C%EC%9A%B8">서울 카페</a>'
+)
+# The answer in two model_output steps (a search between them): pieces 0-1, then 2-3.
+STEP_TEXTS = [PIECES[0] + PIECES[1], PIECES[2] + PIECES[3]]
+
+
+def _step_span(k: int) -> tuple[int, int]:
+    """Piece ``k`` in bytes of its own model_output step's text."""
+    step = 0 if k < 2 else 1
+    first = 0 if step == 0 else 2
+    start = sum(len(p) for p in PIECES[first:k])
+    text = STEP_TEXTS[step]
+    return byte(text, start), byte(text, start + len(cited(k)))
+
+
+def interaction_annotations(step: int) -> list[dict[str, Any]]:
+    if step == 0:
+        s0, e0 = _step_span(0)
+        s1, e1 = _step_span(1)
+        return [
+            {"type": "place_citation", "place_id": "ChIJ-mueller", "name": TITLES[0],
+             "url": URLS[0], "start_index": s0, "end_index": e0,
+             "review_snippets": [{"review_id": "review-0", "title": "Bester Käsekuchen 🍰",
+                                  "url": "https://maps.google.com/review/0"}]},
+            {"type": "file_citation", "document_uri": "fileSearchStores/s1/documents/d7",
+             "file_name": "kissaten.pdf", "source": "fileSearchStores/s1", "page_number": 4,
+             "media_id": "media-7", "custom_metadata": {"autor": "佐藤", "jahr": 2024},
+             "start_index": s1, "end_index": e1},
+            {"type": "speech_metadata", "speaker": "narrator", "start_index": 0,
+             "end_index": 3},  # not a citation
+        ]  # fmt: skip
+    s2, e2 = _step_span(2)
+    s3, e3 = _step_span(3)
+    return [
+        {"type": "future_citation", "start_index": s2, "end_index": e2,
+         "label": "Ακρόπολη", "confidence": 0.7},  # a type the SDK does not know
+        {"type": "url_citation", "url": URLS[3], "title": TITLES[3],
+         "start_index": s3, "end_index": e3},
+    ]  # fmt: skip
+
+
+def interaction_steps() -> list[dict[str, Any]]:
+    return [
+        {"type": "thought", "signature": "c2ln",
+         "summary": [{"type": "text", "text": "Ich suche Cafés 🤔"}]},
+        {"type": "google_maps_call", "id": "m1", "arguments": {"queries": ["Café Köln"]}},
+        {"type": "google_maps_result", "call_id": "m1", "result": [{"places": [
+            {"name": TITLES[0], "place_id": "ChIJ-mueller", "url": URLS[0]},
+            {"name": "Café Reichard", "place_id": "ChIJ-reichard",
+             "url": "https://maps.google.com/?cid=1002"}]}]},
+        {"type": "file_search_call", "id": "f1"},
+        {"type": "file_search_result", "call_id": "f1"},
+        {"type": "model_output", "content": [
+            {"type": "text", "text": STEP_TEXTS[0], "annotations": interaction_annotations(0)}]},
+        {"type": "google_search_call", "id": "s1",
+         "arguments": {"queries": ["서울 카페 영업시간", "Ακρόπολη ώρες"]}},
+        {"type": "google_search_result", "call_id": "s1",
+         "result": [{"search_suggestions": SUGGESTIONS}]},
+        {"type": "url_context_call", "id": "u1", "arguments": {"urls": [URLS[2]]}},
+        {"type": "url_context_result", "call_id": "u1",
+         "result": [{"url": URLS[2], "status": "success"}, {"url": URLS[1], "status": "paywall"}]},
+        {"type": "retrieval_call", "id": "r1", "retrieval_type": "rag_store",
+         "arguments": {"queries": ["喫茶店 開店時間"]}},
+        {"type": "model_output", "content": [
+            {"type": "text", "text": STEP_TEXTS[1], "annotations": interaction_annotations(1)}]},
+    ]  # fmt: skip
+
+
+def interaction() -> dict[str, Any]:
+    return {"id": "v1_abc", "object": "interaction", "status": "completed",
+            "model": "gemini-3-flash-preview", "steps": interaction_steps(),
+            "usage": {"total_tokens": 321}}  # fmt: skip
+
+
+def interaction_events(cuts: int = 3, annotations_early: bool = False) -> list[dict[str, Any]]:
+    """The SSE events that stream :func:`interaction`: each model_output text in
+    ``cuts`` text deltas (cut by characters), its annotations in a delta after the text
+    (or, ``annotations_early``, after the first piece), tool results as deltas."""
+    events: list[dict[str, Any]] = [
+        {"event_type": "interaction.created", "interaction": {
+            "id": "v1_abc", "status": "in_progress", "object": "interaction",
+            "model": "gemini-3-flash-preview"}},
+        {"event_type": "interaction.status_update", "interaction_id": "v1_abc",
+         "status": "in_progress"},
+    ]  # fmt: skip
+    for index, step in enumerate(interaction_steps()):
+        kind = step["type"]
+        start = {k: v for k, v in step.items() if k in ("type", "id", "call_id", "arguments",
+                                                          "retrieval_type")}  # fmt: skip
+        if "result" in step:
+            start["result"] = []  # the SDK's step types require it; the deltas add it
+        events.append({"event_type": "step.start", "index": index, "step": start})
+        deltas: list[dict[str, Any]] = []
+        if kind == "model_output":
+            text = step["content"][0]["text"]
+            size = -(-len(text) // cuts)
+            pieces = [text[i : i + size] for i in range(0, len(text), size)]
+            deltas = [{"type": "text", "text": piece} for piece in pieces]
+            annotation = {"type": "text_annotation_delta",
+                          "annotations": step["content"][0]["annotations"]}  # fmt: skip
+            deltas.insert(1 if annotations_early else len(deltas), annotation)
+        elif kind == "thought":
+            deltas = [{"type": "thought_summary", "content": step["summary"][0]},
+                      {"type": "thought_signature", "signature": step["signature"]}]  # fmt: skip
+        elif "result" in step:
+            deltas = [{"type": kind, "result": step["result"]}]
+        events += [{"event_type": "step.delta", "index": index, "delta": d} for d in deltas]
+        events.append({"event_type": "step.stop", "index": index})
+    events.append({"event_type": "interaction.completed", "interaction": {
+        "id": "v1_abc", "status": "completed", "object": "interaction",
+        "model": "gemini-3-flash-preview", "usage": {"total_tokens": 321}}})  # fmt: skip
+    return events
+
+
+def sse(events: list[dict[str, Any]]) -> str:
+    """Events as the API sends them: ``event:`` names and ``data:`` lines."""
+    import json
+
+    return "".join(
+        f"event: {e['event_type']}\ndata: {json.dumps(e, ensure_ascii=False)}\n\n" for e in events
+    )

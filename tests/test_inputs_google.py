@@ -5,12 +5,15 @@ below them, the Interactions API, Assist, check grounding, grounded generation, 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import pickle
 from html.parser import HTMLParser
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grounding_protos import ArgumentValueError, validate
 from grounding_protos.citations import (
@@ -348,3 +351,192 @@ def test_inspect_shows_details_and_langchain_export_keeps_them(
     first["extras"]["details"]["reviews"].clear()  # records own their dicts
     [again] = to_langchain_blocks(g.gemini_chunks_response())
     assert again["annotations"][0]["extras"]["details"]["reviews"]
+
+
+# --- Gemini Interactions API -----------------------------------------------------------------
+
+
+def test_interaction_reads_model_output_steps_and_annotations() -> None:
+    grounded = read(g.interaction())
+    assert grounded.shape == "interaction" and grounded.text == g.TEXT
+    assert grounded.finish_reason == "completed" and grounded.problems == []
+    assert spans(grounded) == expected_spans(range(4))
+    check_bytes(grounded)
+    assert [c.path for c in grounded.citations] == [
+        "steps[5].content[0].annotations[0]",
+        "steps[5].content[0].annotations[1]",
+        "steps[11].content[0].annotations[0]",
+        "steps[11].content[0].annotations[1]",
+    ]  # fmt: skip  (speech_metadata is not a citation)
+    place, rag, other, web = (c.sources[0] for c in grounded.citations)
+    assert (place.kind, place.uri, place.title) == ("maps", g.URLS[0], "Café Müller")
+    assert place.details == PlaceInfo("ChIJ-mueller", (ReviewSnippet(
+        "review-0", "Bester Käsekuchen 🍰", "https://maps.google.com/review/0"),))  # fmt: skip
+    assert (rag.kind, rag.uri, rag.title, rag.page) == (
+        "retrieved_context",
+        "fileSearchStores/s1/documents/d7",
+        "kissaten.pdf",
+        "4",
+    )
+    assert rag.details == FileInfo(media_id="media-7")
+    assert rag.custom_metadata == (("source", "fileSearchStores/s1"), ("autor", "佐藤"),
+                                   ("jahr", "2024"))  # fmt: skip
+    # an annotation type the SDK does not know is kept as such
+    assert (other.kind, other.custom_metadata) == (
+        "other",
+        (("type", "future_citation"), ("label", "Ακρόπολη"), ("confidence", "0.7")),
+    )
+    assert (web.kind, web.uri, web.title) == ("web", g.URLS[3], "서울 카페")
+    search = grounded.search
+    assert search.queries == ("서울 카페 영업시간", "Ακρόπολη ώρες")
+    assert search.rendered_content == g.SUGGESTIONS
+    assert search.retrieval_queries == ("喫茶店 開店時間",)
+    assert [(u.url, u.status) for u in search.url_statuses] == [
+        (g.URLS[2], "success"), (g.URLS[1], "paywall")]  # fmt: skip
+    # the places the Maps tool returned are declared; the cited one is listed once
+    assert [s.title for s in grounded.uncited_sources] == ["Café Reichard"]
+    assert validate(g.interaction()) == []
+
+
+def test_interaction_from_google_genai_objects() -> None:
+    interactions = pytest.importorskip("google.genai.interactions", reason="google-genai")
+    sdk = interactions.Interaction.model_validate(g.interaction())
+    assert read(sdk) == read(g.interaction())
+
+
+def test_interaction_unit_is_bytes_and_unit_overrides_it() -> None:
+    """The SDK documents the annotation offsets as bytes; with character offsets a
+    recording would read with unit="char" (and, in bytes, split a character)."""
+    document = g.interaction()
+    for step in document["steps"]:
+        for content in step.get("content", ()):
+            for annotation in content.get("annotations", ()):
+                text = content["text"]
+                data = text.encode("utf-8")
+                for key in ("start_index", "end_index"):
+                    annotation[key] = len(data[: annotation[key]].decode("utf-8"))
+    assert spans(read(document, unit="char")) == expected_spans(range(4))
+    codes = {p.code for p in validate(document)}
+    assert codes & {"offset-splits-character", "offset-out-of-range"}
+
+
+def test_interaction_recognition_is_by_its_structure() -> None:
+    from grounding_protos._inputs.dispatch import classify
+
+    assert classify({"object": "interaction", "status": "in_progress", "steps": []}) == (
+        "interaction")  # fmt: skip
+    assert classify({"steps": [{"type": "model_output", "content": []}]}) == "interaction"
+    assert classify({"steps": [{"state": "SUCCEEDED", "description": "x"}]}) is None
+    assert classify({"steps": "model_output"}) is None
+    empty = read({"object": "interaction", "status": "in_progress", "steps": []})
+    assert (empty.text, empty.citations) == (None, [])
+
+
+def _interaction_events() -> list[dict[str, Any]]:
+    return g.interaction_events()
+
+
+def test_interaction_stream_reads_as_the_whole_interaction() -> None:
+    from grounding_protos.citations import read_stream
+
+    whole = read(g.interaction())
+    assert read_stream(g.interaction_events()) == whole
+    assert read_stream(g.sse(g.interaction_events())) == whole  # SSE with event: names
+    assert read_stream(g.sse(g.interaction_events()).encode()) == whole
+    assert read_stream(g.interaction_events(cuts=7, annotations_early=True)) == whole
+    lines = g.sse(g.interaction_events()).splitlines(keepends=True)
+    assert read_stream(iter(lines)) == whole  # httpx's iter_lines()
+    assert read_stream([json.dumps(e) for e in g.interaction_events()]) == whole
+
+
+def test_interaction_stream_of_sdk_events_and_async() -> None:
+    import asyncio
+
+    from grounding_protos.citations import aread_stream
+
+    interactions = pytest.importorskip("google.genai.interactions", reason="google-genai")
+    from pydantic import TypeAdapter
+
+    adapter = TypeAdapter(interactions.InteractionSSEEvent)
+    events = [adapter.validate_python(e) for e in g.interaction_events()]
+    whole = read(g.interaction())
+
+    async def arriving() -> Any:
+        for event in events:
+            yield event
+
+    assert asyncio.run(aread_stream(arriving())) == whole
+
+
+def test_interaction_stream_interrupted_truncated_or_failing() -> None:
+    from grounding_protos import StreamError
+    from grounding_protos.citations import read_stream
+
+    events = g.interaction_events()
+    cut = read_stream(events[:-1])
+    assert cut.text == g.TEXT and [p.code for p in cut.problems] == ["stream-incomplete"]
+    assert "without interaction.completed" in cut.problems[0].message
+    text = g.sse(events)
+    truncated = read_stream(text[: text.rindex("event: interaction.completed") + 60])
+    assert [p.code for p in truncated.problems] == ["stream-truncated", "stream-incomplete"]
+    failing = g.sse(events[:5]) + (
+        'event: error\ndata: {"event_type": "error", '
+        '"error": {"code": "resource_exhausted", "message": "Kontingent erschöpft"}}\n\n'
+    )
+    with pytest.raises(StreamError, match="resource_exhausted: Kontingent erschöpft") as info:
+        read_stream(failing)
+    assert info.value.event == 6
+    with pytest.raises(StreamError, match="not an event of an Interactions stream"):
+        read_stream([events[0], {"event_type": "response.created"}])
+    with pytest.raises(StreamError, match=r"event type 'step\.delta' is not part"):
+        read_stream('event: step.delta\ndata: {"candidates": []}\n\n')
+
+
+def test_interaction_stream_on_the_command_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Any
+) -> None:
+    path = tmp_path / "interaction.sse"
+    path.write_text(g.sse(g.interaction_events()), "utf-8")
+    assert main(["inspect", "--json", str(path)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["input"] == "Gemini Interactions API interaction"
+    assert summary["citations"]["total"] == 4 and summary["problems"] == []
+    assert main(["render", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "backt den besten Käsekuchen.[1]" in out and "Google Maps" in out
+    whole = tmp_path / "interaction.json"
+    whole.write_text(json.dumps(g.interaction(), ensure_ascii=False), "utf-8")
+    assert main(["validate", str(whole)]) == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_any_cut_of_an_interaction_streams_back_to_it(data: st.DataObject) -> None:
+    """Each model_output step's text cut anywhere into text deltas, its annotations
+    split into two annotation deltas placed anywhere among them (in order): read_stream
+    gives read of the whole interaction."""
+    from grounding_protos.citations import read_stream
+
+    events: list[dict[str, Any]] = []
+    for event in g.interaction_events(cuts=1):
+        delta = event.get("delta", {})
+        if delta.get("type") == "text":
+            text = delta["text"]
+            cuts = sorted(data.draw(st.sets(st.integers(1, len(text) - 1), max_size=6)))
+            bounds = [0, *cuts, len(text)]
+            pieces: list[dict[str, Any]] = [
+                {**event, "delta": {"type": "text", "text": text[a:b]}}
+                for a, b in itertools.pairwise(bounds)
+            ]
+            annotations = next(s["content"][0]["annotations"] for i, s in
+                               enumerate(g.interaction_steps()) if i == event["index"])  # fmt: skip
+            split = data.draw(st.integers(0, len(annotations)))
+            first, second = sorted(data.draw(st.lists(st.integers(0, len(pieces)), min_size=2,
+                                                      max_size=2)))  # fmt: skip
+            for place, chunk in ((second, annotations[split:]), (first, annotations[:split])):
+                pieces.insert(place, {**event, "delta": {"type": "text_annotation_delta",
+                                                         "annotations": chunk}})  # fmt: skip
+            events += pieces
+        elif delta.get("type") != "text_annotation_delta":
+            events.append(event)
+    assert read_stream(events) == read(g.interaction())

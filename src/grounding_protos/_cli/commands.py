@@ -207,6 +207,7 @@ _SHAPE_WORDS = {
     "search_response": "Vertex AI Search response with a summary",
     "search_summary": "Vertex AI Search summary",
     "summary_with_metadata": "Vertex AI Search summary with metadata",
+    "interaction": "Gemini Interactions API interaction",
     "openai_response": "OpenAI Responses API response",
     "openai_chat_completion": "OpenAI chat completion",
     "anthropic_message": "Anthropic message",

@@ -28,6 +28,7 @@ InputShape = Literal[
     "search_response",
     "search_summary",
     "summary_with_metadata",
+    "interaction",
     "openai_response",
     "openai_chat_completion",
     "anthropic_message",
@@ -107,7 +108,7 @@ class RawAnswer:
     safety: tuple[tuple[str, float | None], ...] = ()  # (category, score) attributes
     offsets: bool = True  # False: the reader made the spans itself (unit= does not apply)
     # declared sources no span points at by index: sources of the whole answer (AQA
-    # grounding attributions)
+    # grounding attributions), places a Maps tool returned (Interactions)
     answer_sources: list[tuple[str, Source]] = field(default_factory=list)
 
     @property

@@ -28,6 +28,7 @@ from grounding_protos._inputs import (
     bedrock,
     cohere,
     gemini,
+    interactions,
     openai,
     search,
 )
@@ -178,6 +179,8 @@ READERS: tuple[Reader, ...] = (
                  "safety_attributes")),
     Reader("summary_with_metadata", search.is_summary_with_metadata,
            search.read_summary_with_metadata, _keys("summary")),
+    Reader("interaction", interactions.is_interaction, interactions.read_interaction,
+           _keys("steps")),
     Reader("openai_response", openai.is_response, openai.read_response, _keys("output")),
     Reader("openai_chat_completion", openai.is_chat_completion, openai.read_chat_completion,
            _keys("choices")),
