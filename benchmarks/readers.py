@@ -8,7 +8,8 @@ each) is written as every shape that carries offsets: a Gemini response (UTF-8 b
 offsets, the baseline), a Vertex AI Search response, an OpenAI Responses response,
 a Cohere v2 chat response and a Bedrock RetrieveAndGenerate response (characters),
 an Anthropic message (one text block per sentence), and Google's newer surfaces: a
-Gemini Interactions API interaction (UTF-8 bytes, like the baseline). For each, ``read`` against
+Gemini Interactions API interaction (UTF-8 bytes, like the baseline), a Discovery
+Engine assist response (one reply, its segments and references). For each, ``read`` against
 the Gemini baseline: goal <= 1.5x (the vendors' character offsets are converted to
 bytes, the work the baseline does the other way round). And the dispatcher's share
 of ``read`` on a small Gemini candidate, the shape tried last: goal < 25%.
@@ -82,9 +83,19 @@ def make_shapes(count: int, seed: int = 7) -> dict[str, Any]:
             {"type": "url_citation", "url": urls[s[0]], "title": urls[s[0]],
              "start_index": b0, "end_index": b1}
             for (b0, b1, _, _, _), s in zip(spans, sources, strict=True)]}]}]}  # fmt: skip
+    assist = {"answer": {"state": "SUCCEEDED", "replies": [{"groundedContent": {
+        "content": {"role": "model", "text": text},
+        "textGroundingMetadata": {
+            "references": [{"content": u, "documentMetadata": {"uri": u, "title": u}}
+                           for u in urls],
+            "segments": [
+                {"startIndex": str(b0), "endIndex": str(b1), "referenceIndices": s,
+                 "groundingScore": 0.9, "text": t}
+                for (b0, b1, _, _, t), s in zip(spans, sources, strict=True)]}}}]}}  # fmt: skip
     return {"gemini_response": gemini, "search_response": search, "openai_response": openai,
             "cohere_chat": cohere, "bedrock_retrieve_and_generate": bedrock,
-            "anthropic_message": anthropic, "interaction": interaction}  # fmt: skip
+            "anthropic_message": anthropic, "interaction": interaction,
+            "assist_response": assist}  # fmt: skip
 
 
 def main(count: int = SENTENCE_COUNT, repeat: int = 5) -> None:

@@ -270,3 +270,86 @@ def sse(events: list[dict[str, Any]]) -> str:
     return "".join(
         f"event: {e['event_type']}\ndata: {json.dumps(e, ensure_ascii=False)}\n\n" for e in events
     )
+
+
+# --- Discovery Engine: assist and streamAssist ------------------------------------------------
+
+DATA_STORE = "projects/p/locations/global/collections/c/dataStores/d"
+ASSIST_ANSWER = "projects/p/locations/global/collections/c/engines/e/sessions/s/assistAnswers/a"
+
+
+def _assist_reference(k: int) -> dict[str, Any]:
+    return {"content": cited(k) + " (Quelle)", "documentMetadata": {
+        "document": f"{DATA_STORE}/branches/0/documents/{k}",
+        "uri": URLS[k], "title": TITLES[k], "pageIdentifier": str(k + 1),
+        "domain": URLS[k].split("/")[2]}}  # fmt: skip
+
+
+def _reply(text: str | None = None, *, thought: bool = False,
+           meta: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
+    grounded: dict[str, Any] = {}
+    if text is not None:
+        grounded["content"] = {
+            "role": "model",
+            "text": text,
+            **({"thought": True} if thought else {}),
+        }
+    if meta is not None:
+        grounded["textGroundingMetadata"] = meta
+    return {"groundedContent": grounded}
+
+
+def _segments(pieces: list[int], text: str, first: int, refs: list[int]) -> list[dict[str, Any]]:
+    """Segments of pieces, offsets in bytes of ``text``, which starts at piece ``first``."""
+    out = []
+    for k, ref in zip(pieces, refs, strict=True):
+        start = sum(len(p) for p in PIECES[first:k])
+        s, e = byte(text, start), byte(text, start + len(cited(k)))
+        out.append({"startIndex": str(s), "endIndex": str(e), "referenceIndices": [ref],
+                    "groundingScore": 0.8, "text": cited(k)})  # fmt: skip
+    return out
+
+
+def assist_answer() -> dict[str, Any]:
+    """Two text replies, each grounded in its own text and references, after a thought."""
+    first, second = PIECES[0] + PIECES[1], PIECES[2] + PIECES[3]
+    return {
+        "name": ASSIST_ANSWER,
+        "state": "SUCCEEDED",
+        "replies": [
+            _reply("Ich suche in den Dokumenten 🔎", thought=True),
+            _reply(first, meta={"segments": _segments([0, 1], first, 0, [1, 0]),
+                                "references": [_assist_reference(1), _assist_reference(0)]}),
+            _reply(second, meta={"segments": _segments([2, 3], second, 2, [0, 1]),
+                                 "references": [_assist_reference(2), _assist_reference(3)]}),
+        ],
+    }  # fmt: skip
+
+
+def assist_stream() -> list[dict[str, Any]]:
+    """StreamAssistResponses: reply fragments of text, then one reply of grounding
+    metadata only, whose segments count the whole answer."""
+    chunks: list[dict[str, Any]] = [
+        {"answer": {"state": "IN_PROGRESS", "replies": [_reply("Hmm 🤔", thought=True)]},
+         "sessionInfo": {"session": "projects/p/sessions/s"}},
+        {"assistToken": "token-1", "sessionInfo": {"session": "projects/p/sessions/s"}},
+    ]  # fmt: skip
+    for piece in PIECES:
+        chunks.append({"answer": {"state": "IN_PROGRESS", "replies": [_reply(piece)]}})
+    chunks.append(
+        {
+            "answer": {
+                "state": "SUCCEEDED",
+                "name": ASSIST_ANSWER,
+                "replies": [
+                    _reply(
+                        meta={
+                            "segments": _segments([0, 1, 2, 3], TEXT, 0, [0, 1, 2, 3]),
+                            "references": [_assist_reference(k) for k in range(4)],
+                        }
+                    )
+                ],
+            }
+        }
+    )
+    return chunks  # fmt: skip

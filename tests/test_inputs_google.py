@@ -540,3 +540,84 @@ def test_any_cut_of_an_interaction_streams_back_to_it(data: st.DataObject) -> No
         elif delta.get("type") != "text_annotation_delta":
             events.append(event)
     assert read_stream(events) == read(g.interaction())
+
+
+# --- Discovery Engine: assist and streamAssist ------------------------------------------------
+
+
+def test_assist_answer_reads_each_reply_with_its_references() -> None:
+    grounded = read(g.assist_answer())
+    assert grounded.shape == "assist_answer" and grounded.text == g.TEXT  # the thought skipped
+    assert grounded.problems == [] and spans(grounded) == expected_spans(range(4))
+    check_bytes(grounded)
+    titles = [c.sources[0].title for c in grounded.citations]
+    assert titles == g.TITLES  # each reply's referenceIndices index its own references
+    first = grounded.citations[0]
+    assert first.kind == "support" and first.score == pytest.approx(0.8)
+    source = first.sources[0]
+    assert (source.kind, source.uri, source.domain, source.page, source.text) == (
+        "chunk",
+        g.URLS[0],
+        "maps.google.com",
+        "1",
+        g.cited(0) + " (Quelle)",
+    )
+    assert first.path == "replies[1].grounded_content.text_grounding_metadata.segments[0]"
+    assert validate(g.assist_answer()) == []
+    response = read({"answer": g.assist_answer(), "assistToken": "t"})
+    assert response.shape == "assist_response" and response.citations[0].path == (
+        "answer." + first.path)  # fmt: skip
+
+
+def test_assist_reference_out_of_its_reply_s_table_is_a_problem() -> None:
+    document = g.assist_answer()
+    segment = document["replies"][1]["groundedContent"]["textGroundingMetadata"]["segments"][0]
+    segment["referenceIndices"] = [2]  # reply 1 has 2 references (reply 2's would be in range)
+    [problem] = [p for p in validate(document) if p.code == "chunk-index-out-of-range"]
+    assert problem.path.endswith("segments[0].reference_indices[0]")
+    assert "replies[1].grounded_content.text_grounding_metadata.references has 2" in (
+        problem.message)  # fmt: skip
+
+
+def test_assist_from_official_messages() -> None:
+    de = pytest.importorskip("google.cloud.discoveryengine_v1", reason="official test extra")
+    message = de.AssistAnswer.from_json(json.dumps(g.assist_answer()))
+    got, want = read(message), read(g.assist_answer())
+    assert spans(got) == spans(want) and got.declared_sources == want.declared_sources
+    assert [c.sources for c in got.citations] == [c.sources for c in want.citations]
+    assert [c.score for c in got.citations] == pytest.approx([0.8] * 4)  # a float32
+    response = de.StreamAssistResponse.from_json(json.dumps({"answer": g.assist_answer()}))
+    assert spans(read(response)) == spans(want) and read(response).shape == "assist_response"
+
+
+def test_stream_assist_appends_replies_and_reads_the_merged_answer() -> None:
+    from grounding_protos.citations import read_stream
+
+    grounded = read_stream(g.assist_stream())
+    assert grounded.shape == "assist_response" and grounded.text == g.TEXT
+    assert grounded.problems == [] and spans(grounded) == expected_spans(range(4))
+    assert [c.sources[0].title for c in grounded.citations] == g.TITLES
+    assert read_stream(json.dumps(g.assist_stream(), ensure_ascii=False)) == grounded
+    sse = "".join(f"data: {json.dumps(c)}\n\n" for c in g.assist_stream())
+    assert read_stream(sse) == grounded
+    cut = read_stream(g.assist_stream()[:-1])
+    assert cut.text == g.TEXT and cut.citations == []
+    assert [p.code for p in cut.problems] == ["stream-incomplete"]
+    de = pytest.importorskip("google.cloud.discoveryengine_v1", reason="official test extra")
+    messages = [de.StreamAssistResponse.from_json(json.dumps(c)) for c in g.assist_stream()]
+    assert spans(read_stream(messages)) == spans(grounded)
+
+
+def test_stream_assist_on_the_command_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Any
+) -> None:
+    path = tmp_path / "assist.json"
+    path.write_text(json.dumps(g.assist_stream(), ensure_ascii=False), "utf-8")
+    assert main(["inspect", "--json", str(path)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["input"] == "Discovery Engine assist response"
+    assert summary["citations"]["support"] == 4 and summary["problems"] == []
+    whole = tmp_path / "answer.json"
+    whole.write_text(json.dumps(g.assist_answer(), ensure_ascii=False), "utf-8")
+    assert main(["render", "--style", "plain", str(whole)]) == 0
+    assert "서울의 카페는 밤늦게까지 엽니다 ☕.[4]" in capsys.readouterr().out

@@ -208,6 +208,8 @@ _SHAPE_WORDS = {
     "search_summary": "Vertex AI Search summary",
     "summary_with_metadata": "Vertex AI Search summary with metadata",
     "interaction": "Gemini Interactions API interaction",
+    "assist_answer": "Discovery Engine AssistAnswer",
+    "assist_response": "Discovery Engine assist response",
     "openai_response": "OpenAI Responses API response",
     "openai_chat_completion": "OpenAI chat completion",
     "anthropic_message": "Anthropic message",

@@ -29,6 +29,8 @@ InputShape = Literal[
     "search_summary",
     "summary_with_metadata",
     "interaction",
+    "assist_answer",
+    "assist_response",
     "openai_response",
     "openai_chat_completion",
     "anthropic_message",
@@ -65,6 +67,9 @@ class RawSpan:
     ref_path: str = ""  # where ref j is, after `path`, "{}" standing for j: ".sources[{}]"
     offsets: str = ""  # where start/end/part live, after `path`: ".segment"
     inline_source: Source | None = None  # CitationSource carries its own source
+    # refs index a table of their own: (where it starts in raw.sources, its size, its
+    # path for problems); None: raw.sources itself
+    ref_window: tuple[int, int, str] | None = None
     score: object = None
     source_scores: list[object] = field(default_factory=list)
     # the input's names of the start, end and part fields, for problem paths

@@ -375,18 +375,22 @@ class _Resolver:
         if span.inline_source is not None:
             return (span.inline_source,)
         table = self.table
-        size = len(table)
+        window = span.ref_window
+        if window is None:
+            base, size = 0, len(table)
+        else:  # the refs index a table of their own, at base in raw.sources
+            base, size = window[0], window[1]
         out: list[Source] = []
         ok = True
         for j, value in enumerate(span.refs):
             if type(value) is int and 0 <= value < size:  # the common case, checked
-                out.append(table[value])
+                out.append(table[base + value])
                 continue
             number = self.reference(span, j, size)
             if number is None:
                 ok = False
             else:
-                out.append(table[number])
+                out.append(table[base + number])
         return tuple(out) if ok else None
 
     def reference(self, span: RawSpan, j: int, size: int) -> int | None:
@@ -394,6 +398,8 @@ class _Resolver:
         noun = "reference_id" if by_id else "chunk index"
         code = "reference-id" if by_id else "chunk-index"
         table = "references" if by_id else "grounding_chunks"
+        if span.ref_window is not None:
+            table = span.ref_window[2]
         value = span.refs[j]
         number: int | None = None
         if isinstance(value, int) and not isinstance(value, bool):

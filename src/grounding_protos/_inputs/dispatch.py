@@ -25,6 +25,7 @@ from grounding_protos._exceptions import ArgumentValueError, UnsupportedInputErr
 from grounding_protos._inputs import (
     answer,
     anthropic,
+    assist,
     bedrock,
     cohere,
     gemini,
@@ -135,6 +136,9 @@ _DISCOVERY_ENGINE_MESSAGES: dict[str, InputShape] = {
     "SearchResponse": "search_response",
     "SearchResponse.Summary": "search_summary",
     "SearchResponse.Summary.SummaryWithMetadata": "summary_with_metadata",
+    "AssistAnswer": "assist_answer",
+    "StreamAssistResponse": "assist_response",
+    "AssistResponse": "assist_response",
 }
 # Gemini's messages, in the Gemini API's and Vertex AI's official clients
 _GEMINI_MESSAGES: dict[str, InputShape] = {
@@ -169,6 +173,10 @@ READERS: tuple[Reader, ...] = (
            _keys("answer")),
     Reader("gemini_answer_response", gemini.is_answer_response, gemini.read_answer_response,
            _keys("answer")),
+    Reader("assist_response", assist.is_assist_response, assist.read_assist_response,
+           _keys("answer", "assist_token")),
+    Reader("assist_answer", assist.is_assist_answer, assist.read_assist_answer,
+           _keys("replies", "assist_skipped_reasons", "name")),
     Reader("answer", answer.is_answer, answer.read_bare_answer,
            _keys("answer_text", "answer_skipped_reasons", "citations", "grounding_supports",
                  "references", "state")),
