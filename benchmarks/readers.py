@@ -9,10 +9,13 @@ offsets, the baseline), a Vertex AI Search response, an OpenAI Responses respons
 a Cohere v2 chat response and a Bedrock RetrieveAndGenerate response (characters),
 an Anthropic message (one text block per sentence), and Google's newer surfaces: a
 Gemini Interactions API interaction (UTF-8 bytes, like the baseline), a Discovery
-Engine assist response (one reply, its segments and references). For each, ``read`` against
-the Gemini baseline: goal <= 1.5x (the vendors' character offsets are converted to
-bytes, the work the baseline does the other way round). And the dispatcher's share
-of ``read`` on a small Gemini candidate, the shape tried last: goal < 25%.
+Engine assist response (one reply, its segments and references), a check grounding
+response (claims of the text, given as ``text=``) and a grounded generation response
+(claims without offsets, placed by finding their text; each sentence is numbered so it
+occurs once). For each, ``read`` against the Gemini baseline: goal <= 1.5x (the
+vendors' character offsets are converted to bytes, the work the baseline does the other
+way round). And the dispatcher's share of ``read`` on a small Gemini candidate, the
+shape tried last: goal < 25%.
 """
 
 from __future__ import annotations
@@ -33,7 +36,9 @@ SENTENCE_COUNT = 2_000
 def make_shapes(count: int, seed: int = 7) -> dict[str, Any]:
     """One answer of ``count`` sentences, as each shape."""
     rng = random.Random(seed)
-    pieces = [rng.choice(SENTENCES) for _ in range(count)]
+    # numbered, so that each sentence occurs once (grounded generation places its claims
+    # by their text, and a repeated one is ambiguous); "⟨12⟩" is no part of "⟨123⟩"
+    pieces = [f"{rng.choice(SENTENCES)}⟨{i}⟩ " for i in range(count)]
     text = "".join(pieces)
     spans: list[tuple[int, int, int, int, str]] = []  # bytes, chars, text
     byte = char = 0
@@ -92,21 +97,34 @@ def make_shapes(count: int, seed: int = 7) -> dict[str, Any]:
                 {"startIndex": str(b0), "endIndex": str(b1), "referenceIndices": s,
                  "groundingScore": 0.9, "text": t}
                 for (b0, b1, _, _, t), s in zip(spans, sources, strict=True)]}}}]}}  # fmt: skip
+    chunks = [{"chunkText": u, "source": str(i), "sourceMetadata": {"title": u, "uri": u}}
+              for i, u in enumerate(urls)]  # fmt: skip
+    check = {"supportScore": 0.9, "citedChunks": chunks, "claims": [
+        {"startPos": b0, "endPos": b1, "claimText": t, "citationIndices": s,
+         "groundingCheckRequired": True, "score": 0.9}
+        for (b0, b1, _, _, t), s in zip(spans, sources, strict=True)]}  # fmt: skip
+    grounded = {"candidates": [{"content": {"parts": [{"text": text}]}, "groundingScore": 0.9,
+        "groundingMetadata": {"supportChunks": chunks, "groundingSupport": [
+            {"claimText": t, "supportChunkIndices": s, "supportScore": 0.9}
+            for (_, _, _, _, t), s in zip(spans, sources, strict=True)]}}]}  # fmt: skip
     return {"gemini_response": gemini, "search_response": search, "openai_response": openai,
             "cohere_chat": cohere, "bedrock_retrieve_and_generate": bedrock,
             "anthropic_message": anthropic, "interaction": interaction,
-            "assist_response": assist}  # fmt: skip
+            "assist_response": assist, "check_grounding_response": check,
+            "grounded_generation_response": grounded}  # fmt: skip
 
 
 def main(count: int = SENTENCE_COUNT, repeat: int = 5) -> None:
     shapes = make_shapes(count)
     expected = [(c.char_start, c.char_end) for c in read(shapes["gemini_response"]).citations]
     times = {}
+    text = read(shapes["gemini_response"]).text
     for shape, document in shapes.items():
-        grounded = read(document)
+        given = text if shape == "check_grounding_response" else None  # the answer sent
+        grounded = read(document, text=given)
         assert grounded.shape == shape
         assert [(c.char_start, c.char_end) for c in grounded.citations] == expected, shape
-        times[shape] = best(lambda d=document: read(d), repeat)
+        times[shape] = best(lambda d=document, t=given: read(d, text=t), repeat)
     base = times["gemini_response"]
     print(f"read of {count} cited sentences, against the Gemini response ({base * 1e3:.1f} ms):")
     for shape, seconds in times.items():

@@ -353,3 +353,56 @@ def assist_stream() -> list[dict[str, Any]]:
         }
     )
     return chunks  # fmt: skip
+
+
+# --- Discovery Engine: check grounding and grounded generation -----------------------------
+
+
+def fact_chunk(k: int) -> dict[str, Any]:
+    return {"chunkText": cited(k) + " — laut Quelle", "source": str(k), "index": k,
+            "sourceMetadata": {"title": TITLES[k], "uri": URLS[k], "jahr": "2025"}}  # fmt: skip
+
+
+def check_grounding_response() -> dict[str, Any]:
+    """Claims of TEXT (the answer candidate the caller sent): pieces 0, 1 and 3 cited,
+    piece 2 supported by nothing."""
+    claims = []
+    for k, cites in ((0, [0]), (1, [1, 0]), (2, []), (3, [2])):
+        start, end = byte_span(k)
+        claim: dict[str, Any] = {
+            "startPos": start,
+            "endPos": end,
+            "claimText": cited(k),
+            "citationIndices": cites,
+            "groundingCheckRequired": True,
+        }
+        if cites:
+            claim["score"] = 0.75
+        claims.append(claim)  # fmt: skip
+    return {"supportScore": 0.75, "claims": claims,
+            "citedChunks": [fact_chunk(0), fact_chunk(1), fact_chunk(3)]}  # fmt: skip
+
+
+def grounded_generation_response(repeat_claim: bool = False) -> dict[str, Any]:
+    """A grounded generation candidate whose claims have no offsets."""
+    supports = [
+        {"claimText": cited(k), "supportChunkIndices": [k], "supportScore": 0.9} for k in range(4)
+    ]
+    supports.append({"claimText": "Dieser Satz steht nicht im Text.",
+                     "supportChunkIndices": [0]})  # fmt: skip
+    text = TEXT + (" " + cited(3) if repeat_claim else "")
+    return {"candidates": [{
+        "index": 0,
+        "content": {"role": "model", "parts": [{"text": text}]},
+        "groundingScore": 0.82,
+        "groundingMetadata": {
+            "supportChunks": [fact_chunk(k) for k in range(4)],
+            "groundingSupport": supports,
+            "webSearchQueries": ["Käsekuchen Köln"],
+            "searchEntryPoint": {"renderedContent": "<div>Käsekuchen Köln</div>"},
+            "images": [{"image": {"uri": "https://img.example/akro.jpg", "width": 800,
+                                  "height": 600},
+                        "thumbnail": {"uri": "https://img.example/akro-t.jpg"},
+                        "source": {"uri": "https://athen.example/bilder", "title": TITLES[2]}}],
+        },
+    }]}  # fmt: skip

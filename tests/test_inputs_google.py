@@ -621,3 +621,171 @@ def test_stream_assist_on_the_command_line(
     whole.write_text(json.dumps(g.assist_answer(), ensure_ascii=False), "utf-8")
     assert main(["render", "--style", "plain", str(whole)]) == 0
     assert "서울의 카페는 밤늦게까지 엽니다 ☕.[4]" in capsys.readouterr().out
+
+
+# --- Discovery Engine: check grounding and grounded generation -----------------------------
+
+
+def test_check_grounding_claims_are_spans_of_the_answer_sent_as_text() -> None:
+    response = g.check_grounding_response()
+    grounded = read(response, text=g.TEXT)
+    assert grounded.shape == "check_grounding_response" and grounded.problems == []
+    assert spans(grounded) == expected_spans(range(4))
+    check_bytes(grounded)
+    assert grounded.score == 0.75
+    assert [len(c.sources) for c in grounded.citations] == [1, 2, 0, 1]  # piece 2: unsupported
+    first = grounded.citations[0].sources[0]
+    assert (first.kind, first.uri, first.title, first.text) == (
+        "fact_chunk",
+        g.URLS[0],
+        g.TITLES[0],
+        g.cited(0) + " — laut Quelle",
+    )
+    assert first.custom_metadata == (("source", "0"), ("title", g.TITLES[0]),
+                                     ("uri", g.URLS[0]), ("jahr", "2025"))  # fmt: skip
+    assert validate(response, text=g.TEXT) == []
+    # without the answer: the claims' own text, no characters, and validate says why
+    bare = read(response)
+    assert [c.text for c in bare.citations] == [g.cited(k) for k in range(4)]
+    assert bare.citations[0].char_start is None
+    assert [p.code for p in validate(response)] == ["text-missing"]
+
+
+def test_check_grounding_drift_and_bad_indices_are_reported_with_paths() -> None:
+    response = g.check_grounding_response()
+    response["claims"][3]["startPos"] += 1  # a recorder's rewrite: one byte off
+    response["claims"][3]["endPos"] += 1
+    grounded = read(response, text=g.TEXT)
+    assert spans(grounded) == expected_spans(range(4))
+    assert [(p.code, p.path) for p in grounded.problems] == [
+        ("offset-drift", "claims[3].start_pos")
+    ]
+    response["claims"][1]["citationIndices"] = [7]
+    problems = validate(response, text=g.TEXT)
+    assert ("chunk-index-out-of-range", "claims[1].citation_indices[0]") in [
+        (p.code, p.path) for p in problems]  # fmt: skip
+    response["supportScore"] = 1.5
+    assert ("score-out-of-range", "support_score") in [
+        (p.code, p.path) for p in validate(response, text=g.TEXT)]  # fmt: skip
+
+
+def test_check_grounding_from_official_message_and_cited_facts() -> None:
+    de = pytest.importorskip("google.cloud.discoveryengine_v1", reason="official test extra")
+    message = de.CheckGroundingResponse.from_json(json.dumps(g.check_grounding_response()))
+    assert spans(read(message, text=g.TEXT)) == expected_spans(range(4))
+    facts = g.check_grounding_response()
+    facts["citedFacts"] = [{"chunkText": c["chunkText"]} for c in facts.pop("citedChunks")]
+    grounded = read(facts, text=g.TEXT)
+    assert grounded.citations[0].sources[0].text == g.cited(0) + " — laut Quelle"
+
+
+def test_our_v1beta_fact_chunk_reads_as_a_cited_chunk() -> None:
+    from grounding_protos import codec
+    from grounding_protos.discoveryengine_v1beta import FactChunk
+
+    chunk = FactChunk(chunk_text="東京の喫茶店", source="1", source_metadata={"title": "東京"})
+    response = {"claims": [{"startPos": 0, "endPos": 9, "claimText": "東京の",
+                            "citationIndices": [0]}],
+                "citedChunks": [codec.to_dict(chunk)]}  # fmt: skip
+    [citation] = read(response, text="東京の喫茶店").citations
+    assert (citation.text, citation.sources[0].title) == ("東京の", "東京")
+
+
+def test_grounded_generation_places_each_claim_by_its_text() -> None:
+    grounded = read(g.grounded_generation_response())
+    assert grounded.shape == "grounded_generation_response" and grounded.text == g.TEXT
+    assert spans(grounded) == expected_spans(range(4))
+    check_bytes(grounded)
+    assert grounded.score == pytest.approx(0.82)
+    assert [c.sources[0].title for c in grounded.citations] == g.TITLES
+    [missing] = grounded.problems
+    assert missing.code == "claim-not-found"
+    assert missing.path == "candidates[0].grounding_metadata.grounding_support[4].claim_text"
+    assert grounded.search.queries == ("Käsekuchen Köln",)
+    assert grounded.search.rendered_content == "<div>Käsekuchen Köln</div>"
+    [image] = [s for s in grounded.uncited_sources if s.kind == "image"]
+    assert image.details == ImageInfo("https://img.example/akro.jpg",
+                                      "https://img.example/akro-t.jpg", 800, 600)  # fmt: skip
+    from grounding_protos import CitationError
+
+    with pytest.raises(CitationError, match="not in the answer text"):
+        read(g.grounded_generation_response(), errors="strict")
+    with pytest.raises(ArgumentValueError, match="unit="):
+        read(g.grounded_generation_response(), unit="char")
+
+
+def test_grounded_generation_never_guesses_an_ambiguous_claim() -> None:
+    grounded = read(g.grounded_generation_response(repeat_claim=True))
+    assert [c.text for c in grounded.citations] == [g.cited(k) for k in range(3)]
+    codes = [(p.code, p.path.split(".")[-2]) for p in grounded.problems]
+    assert codes == [("claim-ambiguous", "grounding_support[3]"),
+                     ("claim-not-found", "grounding_support[4]")]  # fmt: skip
+    assert "occurs at characters" in grounded.problems[0].message
+    problems = validate(g.grounded_generation_response(repeat_claim=True))
+    assert [p.code for p in problems] == ["claim-ambiguous", "claim-not-found"]
+
+
+def test_grounded_generation_from_official_message_stream_and_cli(
+    capsys: pytest.CaptureFixture[str], tmp_path: Any
+) -> None:
+    from grounding_protos.citations import read_stream
+
+    de = pytest.importorskip("google.cloud.discoveryengine_v1", reason="official test extra")
+    message = de.GenerateGroundedContentResponse.from_json(
+        json.dumps(g.grounded_generation_response()))  # fmt: skip
+    assert spans(read(message)) == expected_spans(range(4))
+    # a stream: the text in pieces, the metadata in the last message
+    whole = g.grounded_generation_response()
+    candidate = whole["candidates"][0]
+    chunks = [{"candidates": [{"index": 0, "groundingScore": 0.1,
+                               "content": {"parts": [{"text": piece}]}}]}
+              for piece in g.PIECES]  # fmt: skip
+    chunks.append(
+        {
+            "candidates": [
+                {
+                    "index": 0,
+                    "groundingScore": candidate["groundingScore"],
+                    "groundingMetadata": candidate["groundingMetadata"],
+                }
+            ]
+        }
+    )
+    streamed = read_stream(chunks)
+    assert streamed == read(whole)
+    path = tmp_path / "grounded.json"
+    path.write_text(json.dumps(chunks, ensure_ascii=False), "utf-8")
+    assert main(["inspect", "--json", str(path)]) == 1  # the claim not found: a problem
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["score"] == pytest.approx(0.82) and summary["citations"]["total"] == 4
+    check = tmp_path / "check.json"
+    check.write_text(json.dumps(g.check_grounding_response(), ensure_ascii=False), "utf-8")
+    answer = tmp_path / "answer.txt"
+    answer.write_text(g.TEXT, "utf-8")
+    assert main(["render", "--text", str(answer), str(check)]) == 0
+    assert "Η Ακρόπολη 🏛️ είναι ανοιχτή ως τις οκτώ. 서울" in capsys.readouterr().out  # noqa: RUF001
+
+
+_ALPHABET = st.sampled_from(list("ab Kö東京👍🏽\u0301"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(_ALPHABET, max_size=40), st.lists(st.text(_ALPHABET, max_size=5), max_size=6),
+       st.booleans())  # fmt: skip
+def test_claim_occurrences_match_a_naive_search(
+    text: str, wanted: list[str], one_pass: bool
+) -> None:
+    """Where claims occur (first two positions), by str.find or by the one pass over the
+    text that many claims take: both agree with a naive search of every position."""
+    from grounding_protos._core import resolve
+
+    budget = resolve._FIND_BUDGET
+    resolve._FIND_BUDGET = -1 if one_pass else budget
+    try:
+        got = resolve.occurrences(text, wanted)
+    finally:
+        resolve._FIND_BUDGET = budget
+    for w in wanted:
+        if w:
+            naive = [i for i in range(len(text)) if text.startswith(w, i)]
+            assert got[w] == tuple(naive[:2])

@@ -210,6 +210,8 @@ _SHAPE_WORDS = {
     "interaction": "Gemini Interactions API interaction",
     "assist_answer": "Discovery Engine AssistAnswer",
     "assist_response": "Discovery Engine assist response",
+    "check_grounding_response": "Discovery Engine check grounding response",
+    "grounded_generation_response": "Discovery Engine grounded generation response",
     "openai_response": "OpenAI Responses API response",
     "openai_chat_completion": "OpenAI chat completion",
     "anthropic_message": "Anthropic message",
@@ -285,6 +287,8 @@ def summarize(options: Options, document: object, label: str) -> dict[str, Any]:
         covered = cited_characters(citations)
         share = round(100 * covered / len(text), 1) if text else 0.0
         summary["cited"] = {"characters": covered, "of": len(text), "percent": share}
+    if grounded.score is not None:
+        summary["score"] = grounded.score
     summary["sources"] = [_source_entry(n, s, s.key in cited_keys) for n, s in numbered]
     summary["spans"] = spans
     search = grounded.search
@@ -404,6 +408,8 @@ def format_summary(summary: Mapping[str, Any]) -> str:
                 f"cited:      {cited['characters']} of {cited['of']} characters "
                 f"({cited['percent']:g}%)"
             )
+        if summary.get("score") is not None:
+            lines.append(f"score:      {summary['score']:g} (the response's, of the whole answer)")
         lines.append(f"sources:    {len(summary['sources'])}")
     problems = summary["problems"]
     lines.append(f"problems:   {len(problems) or 'none'}")

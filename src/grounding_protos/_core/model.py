@@ -506,12 +506,7 @@ class SearchInfo:
         return [getattr(self, f.name) for f in fields(self)]
 
     def __setstate__(self, state: list[object]) -> None:
-        # 0.1 pickled the first four fields: the later ones take their defaults
-        layout = fields(self)
-        for f, value in zip(layout, state, strict=False):
-            _set(self, f.name, value)
-        for f in layout[len(state) :]:
-            _set(self, f.name, f.default)
+        _restore(self, state)  # 0.1 pickled the first four fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -529,7 +524,9 @@ class Grounded:
     and Search Suggestions; ``finish_reason`` the candidate's, where the input has one.
     ``skipped_reasons`` says why the vendor gave no (or no full) answer
     (``answerSkippedReasons``, ``summarySkippedReasons``), ``safety`` the
-    ``(category, score)`` safety attributes of a search summary.
+    ``(category, score)`` safety attributes of a search summary. ``score`` is the
+    response's own score of the whole answer, where it has one: check grounding's
+    ``supportScore``, a grounded generation candidate's ``groundingScore``.
     """
 
     text: str | None
@@ -541,6 +538,13 @@ class Grounded:
     finish_reason: str | None = None
     skipped_reasons: tuple[str, ...] = ()
     safety: tuple[tuple[str, float | None], ...] = ()
+    score: float | None = None
+
+    def __getstate__(self) -> list[object]:
+        return [getattr(self, f.name) for f in fields(self)]
+
+    def __setstate__(self, state: list[object]) -> None:
+        _restore(self, state)  # 0.1 pickled the first nine fields
 
     @property
     def sources(self) -> list[Source]:
@@ -556,6 +560,17 @@ class Grounded:
             if source.key not in cited:
                 out.setdefault(source.key, source)
         return list(out.values())
+
+
+def _restore(obj: object, state: list[object]) -> None:
+    """A dataclass's fields from its pickled values (in field order); fields added since
+    the pickle was made take their defaults."""
+    layout = fields(obj)  # type: ignore[arg-type]
+    for f, value in zip(layout, state, strict=False):
+        _set(obj, f.name, value)
+    for f in layout[len(state) :]:
+        factory = f.default_factory
+        _set(obj, f.name, factory() if callable(factory) else f.default)
 
 
 def cited_characters(citations: Iterable[Citation]) -> int:

@@ -31,6 +31,8 @@ InputShape = Literal[
     "interaction",
     "assist_answer",
     "assist_response",
+    "check_grounding_response",
+    "grounded_generation_response",
     "openai_response",
     "openai_chat_completion",
     "anthropic_message",
@@ -70,6 +72,7 @@ class RawSpan:
     # refs index a table of their own: (where it starts in raw.sources, its size, its
     # path for problems); None: raw.sources itself
     ref_window: tuple[int, int, str] | None = None
+    anchor: bool = False  # no offsets: placed where segment_text occurs, once, in the text
     score: object = None
     source_scores: list[object] = field(default_factory=list)
     # the input's names of the start, end and part fields, for problem paths
@@ -112,6 +115,7 @@ class RawAnswer:
     skipped_reasons: tuple[str, ...] = ()  # why the vendor gave no (full) answer
     safety: tuple[tuple[str, float | None], ...] = ()  # (category, score) attributes
     offsets: bool = True  # False: the reader made the spans itself (unit= does not apply)
+    score: object = None  # the response's score of the whole answer (supportScore, ...)
     # declared sources no span points at by index: sources of the whole answer (AQA
     # grounding attributions), places a Maps tool returned (Interactions)
     answer_sources: list[tuple[str, Source]] = field(default_factory=list)

@@ -27,8 +27,10 @@ from grounding_protos._inputs import (
     anthropic,
     assist,
     bedrock,
+    check_grounding,
     cohere,
     gemini,
+    grounded_generation,
     interactions,
     openai,
     search,
@@ -139,6 +141,8 @@ _DISCOVERY_ENGINE_MESSAGES: dict[str, InputShape] = {
     "AssistAnswer": "assist_answer",
     "StreamAssistResponse": "assist_response",
     "AssistResponse": "assist_response",
+    "CheckGroundingResponse": "check_grounding_response",
+    "GenerateGroundedContentResponse": "grounded_generation_response",
 }
 # Gemini's messages, in the Gemini API's and Vertex AI's official clients
 _GEMINI_MESSAGES: dict[str, InputShape] = {
@@ -167,6 +171,8 @@ def _keys(*names: str) -> frozenset[str]:
 
 
 READERS: tuple[Reader, ...] = (
+    Reader("grounded_generation_response", grounded_generation.is_response,
+           grounded_generation.read_grounded_generation, _keys("candidates")),
     Reader("gemini_response", gemini.is_response, gemini.read_response,
            _keys("candidates", "prompt_feedback")),
     Reader("answer_query_response", answer.is_query_response, answer.read_query_response,
@@ -187,6 +193,8 @@ READERS: tuple[Reader, ...] = (
                  "safety_attributes")),
     Reader("summary_with_metadata", search.is_summary_with_metadata,
            search.read_summary_with_metadata, _keys("summary")),
+    Reader("check_grounding_response", check_grounding.is_check_grounding,
+           check_grounding.read_check_grounding, _keys("claims", "cited_chunks", "cited_facts")),
     Reader("interaction", interactions.is_interaction, interactions.read_interaction,
            _keys("steps")),
     Reader("openai_response", openai.is_response, openai.read_response, _keys("output")),

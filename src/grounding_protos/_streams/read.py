@@ -22,7 +22,7 @@ from grounding_protos._core.model import Citation, Grounded, Problem, SpanPolicy
 from grounding_protos._exceptions import CitationError, OffsetError, StreamError
 from grounding_protos._inputs.dispatch import classify
 from grounding_protos._offsets import SpanSnap
-from grounding_protos._streams import assist, interactions
+from grounding_protos._streams import assist, grounded_generation, interactions
 from grounding_protos._streams.answer import merge_answer_chunks
 from grounding_protos._streams.common import ReadOptions, text_line
 from grounding_protos._streams.gemini import (
@@ -232,6 +232,7 @@ Merge = Callable[[Iterable[tuple[int, object]]], tuple[object, list[Problem]]]
 _MERGERS: tuple[tuple[Callable[[object], bool], Merge], ...] = (
     (interactions.is_event, interactions.merge_numbered),
     (assist.is_chunk, assist.merge_assist_chunks),
+    (grounded_generation.is_chunk, grounded_generation.merge_grounded_chunks),
 )
 """Streams of surfaces other than ``generateContent`` and ``:streamAnswer``: how their
 first chunk is recognized, and the merger of their chunks (numbered as they arrived)
