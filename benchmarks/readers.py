@@ -10,12 +10,12 @@ a Cohere v2 chat response and a Bedrock RetrieveAndGenerate response (characters
 an Anthropic message (one text block per sentence), and Google's newer surfaces: a
 Gemini Interactions API interaction (UTF-8 bytes, like the baseline), a Discovery
 Engine assist response (one reply, its segments and references), a check grounding
-response (claims of the text, given as ``text=``) and a grounded generation response
+response (claims of the text, given as ``text=``), a grounded generation response
 (claims without offsets, placed by finding their text; each sentence is numbered so it
-occurs once). For each, ``read`` against the Gemini baseline: goal <= 1.5x (the
-vendors' character offsets are converted to bytes, the work the baseline does the other
-way round). And the dispatcher's share of ``read`` on a small Gemini candidate, the
-shape tried last: goal < 25%.
+occurs once), and a Gemini Live turn. For each, ``read`` against the Gemini baseline:
+goal <= 1.5x (the vendors' character offsets are converted to bytes, the work the
+baseline does the other way round). And the dispatcher's share of ``read`` on a small
+Gemini candidate, the shape tried last: goal < 25%.
 """
 
 from __future__ import annotations
@@ -107,11 +107,13 @@ def make_shapes(count: int, seed: int = 7) -> dict[str, Any]:
         "groundingMetadata": {"supportChunks": chunks, "groundingSupport": [
             {"claimText": t, "supportChunkIndices": s, "supportScore": 0.9}
             for (_, _, _, _, t), s in zip(spans, sources, strict=True)]}}]}  # fmt: skip
+    live = {"serverContent": {**gemini["candidates"][0], "turnComplete": True}}
+    live["serverContent"]["modelTurn"] = live["serverContent"].pop("content")
     return {"gemini_response": gemini, "search_response": search, "openai_response": openai,
             "cohere_chat": cohere, "bedrock_retrieve_and_generate": bedrock,
             "anthropic_message": anthropic, "interaction": interaction,
             "assist_response": assist, "check_grounding_response": check,
-            "grounded_generation_response": grounded}  # fmt: skip
+            "grounded_generation_response": grounded, "live_server_message": live}  # fmt: skip
 
 
 def main(count: int = SENTENCE_COUNT, repeat: int = 5) -> None:

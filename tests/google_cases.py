@@ -406,3 +406,50 @@ def grounded_generation_response(repeat_claim: bool = False) -> dict[str, Any]:
                         "source": {"uri": "https://athen.example/bilder", "title": TITLES[2]}}],
         },
     }]}  # fmt: skip
+
+
+# --- Gemini Live API ------------------------------------------------------------------------
+
+
+def live_session() -> list[dict[str, Any]]:
+    """Two turns: the first streams TEXT in pieces (a thought first) with its grounding
+    metadata at the end; the second calls a tool, answers, and is interrupted."""
+    supports = [
+        {"segment": {"startIndex": byte_span(k)[0], "endIndex": byte_span(k)[1],
+                     "text": cited(k)}, "groundingChunkIndices": [k]}
+        for k in range(4)
+    ]  # fmt: skip
+    chunks = [{"web": {"uri": URLS[k], "title": TITLES[k]}} for k in range(4)]
+    messages: list[dict[str, Any]] = [
+        {"setupComplete": {"sessionId": "live-1"}},
+        {"serverContent": {"modelTurn": {"role": "model", "parts": [
+            {"text": "Ich denke nach 🤔", "thought": True}]}}},
+    ]  # fmt: skip
+    for piece in PIECES:
+        cut = len(piece) // 2
+        messages.append({"serverContent": {"modelTurn": {"parts": [{"text": piece[:cut]}]}}})
+        messages.append({"serverContent": {"modelTurn": {"parts": [{"text": piece[cut:]}]}}})
+    messages += [
+        {"serverContent": {"groundingMetadata": {
+            "groundingChunks": chunks, "groundingSupports": supports,
+            "webSearchQueries": ["Café Köln Öffnungszeiten"]},
+            "urlContextMetadata": {"urlMetadata": [
+                {"retrievedUrl": URLS[1], "urlRetrievalStatus": "URL_RETRIEVAL_STATUS_SUCCESS"}]}}},
+        {"serverContent": {"generationComplete": True}},
+        {"usageMetadata": {"totalTokenCount": 99}},
+        {"serverContent": {"turnComplete": True}},
+        # the second turn
+        {"toolCall": {"functionCalls": [{"id": "f1", "name": "wetter", "args": {"ort": "Köln"}}]}},
+        {"serverContent": {"modelTurn": {"parts": [{"text": "In Köln regnet es 🌧"}]}}},
+        {"serverContent": {"interrupted": True}},
+        {"serverContent": {"turnComplete": True}},
+        {"goAway": {"timeLeft": "10s"}},
+    ]  # fmt: skip
+    return messages
+
+
+def live_turn() -> list[dict[str, Any]]:
+    """The first turn of :func:`live_session` alone."""
+    session = live_session()
+    end = next(i for i, m in enumerate(session) if m.get("serverContent", {}).get("turnComplete"))
+    return session[: end + 1]

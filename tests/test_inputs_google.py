@@ -789,3 +789,104 @@ def test_claim_occurrences_match_a_naive_search(
         if w:
             naive = [i for i in range(len(text)) if text.startswith(w, i)]
             assert got[w] == tuple(naive[:2])
+
+
+# --- Gemini Live API ---------------------------------------------------------------------
+
+
+def test_one_live_turn_reads_as_its_answer() -> None:
+    from grounding_protos.citations import read_stream
+
+    grounded = read_stream(g.live_turn())
+    assert grounded.shape == "live_server_message" and grounded.text == g.TEXT
+    assert grounded.problems == [] and grounded.finish_reason == "STOP"
+    assert spans(grounded) == expected_spans(range(4))
+    check_bytes(grounded)
+    assert [c.sources[0].title for c in grounded.citations] == g.TITLES
+    assert grounded.search.queries == ("Café Köln Öffnungszeiten",)
+    assert [u.url for u in grounded.search.url_statuses] == [g.URLS[1]]
+    assert grounded.citations[0].path == (
+        "server_content.grounding_metadata.grounding_supports[0]")  # fmt: skip
+    assert read_stream(json.dumps(g.live_turn(), ensure_ascii=False)) == grounded
+    genai = pytest.importorskip("google.genai.types", reason="google-genai test extra")
+    messages = [genai.LiveServerMessage.model_validate(m) for m in g.live_turn()]
+    assert read_stream(messages) == grounded
+
+
+def test_a_live_session_is_read_turn_by_turn() -> None:
+    from grounding_protos import StreamError
+    from grounding_protos.citations import TurnReader, read_stream, read_turns
+
+    first, second = read_turns(g.live_session())
+    assert first == read_stream(g.live_turn())
+    assert second.text == "In Köln regnet es 🌧" and second.finish_reason == "INTERRUPTED"
+    assert second.citations == [] and second.problems == []
+    with pytest.raises(StreamError, match="second turn starts after the turnComplete"):
+        read_stream(g.live_session())
+    # as the session runs: a turn each time one completes
+    reader = TurnReader()
+    turns = [t for t in map(reader.feed, g.live_session()) if t is not None]
+    assert turns == [first, second] and reader.finish() is None
+    # a session that ends inside a turn
+    cut = g.live_session()[:-3]
+    *_, last = read_turns(cut)
+    assert last.text == "In Köln regnet es 🌧"
+    assert [p.code for p in last.problems] == ["stream-incomplete"]
+    genai = pytest.importorskip("google.genai.types", reason="google-genai test extra")
+    reader = TurnReader()
+    objects = [genai.LiveServerMessage.model_validate(m) for m in g.live_session()]
+    assert [t for t in map(reader.feed, objects) if t is not None] == [first, second]
+
+
+def test_live_messages_of_another_kind_are_refused() -> None:
+    from grounding_protos import StreamError
+    from grounding_protos.citations import TurnReader
+
+    with pytest.raises(StreamError, match="not a Live server message"):
+        TurnReader().feed({"candidates": []})
+    from grounding_protos._inputs.dispatch import classify
+
+    assert classify({"serverContent": {"turnComplete": True}}) == "live_server_message"
+    assert classify({"setupComplete": {}}) is None
+
+
+def test_live_audio_turn_reads_its_transcript() -> None:
+    from grounding_protos.citations import read_stream
+
+    text = "Ça va 🌞 à Köln."
+    end = len(text.encode())
+    grounded = read_stream([
+        {"serverContent": {"modelTurn": {"parts": [{"inlineData": {"mimeType": "audio/pcm",
+                                                                     "data": "AAAA"}}]},
+                           "outputTranscription": {"text": text[:6]}}},
+        {"serverContent": {"outputTranscription": {"text": text[6:]}, "groundingMetadata": {
+            "groundingChunks": [{"web": {"uri": g.URLS[0], "title": "Köln"}}],
+            "groundingSupports": [{"segment": {"startIndex": end - 6, "endIndex": end - 1},
+                                   "groundingChunkIndices": [0]}]}}},
+        {"serverContent": {"turnComplete": True}},
+    ])  # fmt: skip
+    assert grounded.text == text and [c.text for c in grounded.citations] == ["Köln"]
+
+
+def test_a_live_turn_on_the_command_line(capsys: pytest.CaptureFixture[str], tmp_path: Any) -> None:
+    path = tmp_path / "turn.json"
+    path.write_text(json.dumps(g.live_turn(), ensure_ascii=False), "utf-8")
+    assert main(["inspect", "--json", str(path)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["input"] == "Gemini Live server message (one turn)"
+    assert summary["citations"]["total"] == 4
+    session = tmp_path / "session.json"
+    session.write_text(json.dumps(g.live_session(), ensure_ascii=False), "utf-8")
+    assert main(["inspect", str(session)]) == 2
+    assert "read a Live session turn by turn" in capsys.readouterr().err
+
+
+def test_converting_to_a_schema_without_room_for_details_lists_them_as_losses() -> None:
+    from grounding_protos.convert import to_grounding_metadata
+
+    meta, losses = to_grounding_metadata(g.gemini_chunks_response())
+    assert len(meta.grounding_chunks) == 4
+    lost = {p.path.rsplit(".", 1)[1] for p in losses if p.path.startswith(
+        "candidates[0].grounding_metadata.grounding_supports[0].sources[0]")}  # fmt: skip
+    assert lost == {"details"}  # the place's id, reviews, report links and route
+    assert all(p.code == "not-representable" for p in losses)

@@ -11,7 +11,8 @@ characters, render them.
 [('Köln', 10, 'Köln')]
 
 See ``docs/citations.md`` (and ``docs/redirects.md`` for ``resolve_urls``); streamed
-responses: ``read_stream``, ``aread_stream`` and ``StreamReader`` (``docs/streams.md``).
+responses: ``read_stream``, ``aread_stream`` and ``StreamReader``; Gemini Live sessions,
+turn by turn: ``read_turns`` and ``TurnReader`` (``docs/streams.md``).
 """
 
 from grounding_protos._citations.links import aresolve_urls, resolve_urls
@@ -47,7 +48,14 @@ from grounding_protos._render.markers import (
     search_notes,
     source_list,
 )
-from grounding_protos._streams.read import StreamReader, Update, aread_stream, read_stream
+from grounding_protos._streams.live import TurnReader
+from grounding_protos._streams.read import (
+    StreamReader,
+    Update,
+    aread_stream,
+    read_stream,
+    read_turns,
+)
 
 __all__ = [
     "SHAPES",
@@ -72,6 +80,7 @@ __all__ = [
     "SourceKind",
     "SpanPolicy",
     "StreamReader",
+    "TurnReader",
     "Update",
     "UrlStatus",
     "WorkInfo",
@@ -82,6 +91,7 @@ __all__ = [
     "number_sources",
     "read",
     "read_stream",
+    "read_turns",
     "render",
     "resolve_urls",
     "search_notes",

@@ -212,6 +212,7 @@ _SHAPE_WORDS = {
     "assist_response": "Discovery Engine assist response",
     "check_grounding_response": "Discovery Engine check grounding response",
     "grounded_generation_response": "Discovery Engine grounded generation response",
+    "live_server_message": "Gemini Live server message (one turn)",
     "openai_response": "OpenAI Responses API response",
     "openai_chat_completion": "OpenAI chat completion",
     "anthropic_message": "Anthropic message",

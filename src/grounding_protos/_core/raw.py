@@ -33,6 +33,7 @@ InputShape = Literal[
     "assist_response",
     "check_grounding_response",
     "grounded_generation_response",
+    "live_server_message",
     "openai_response",
     "openai_chat_completion",
     "anthropic_message",

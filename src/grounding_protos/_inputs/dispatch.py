@@ -32,6 +32,7 @@ from grounding_protos._inputs import (
     gemini,
     grounded_generation,
     interactions,
+    live,
     openai,
     search,
 )
@@ -148,6 +149,7 @@ _DISCOVERY_ENGINE_MESSAGES: dict[str, InputShape] = {
 _GEMINI_MESSAGES: dict[str, InputShape] = {
     "GenerateContentResponse": "gemini_response",
     "GenerateAnswerResponse": "gemini_answer_response",
+    "BidiGenerateContentServerMessage": "live_server_message",
     "Candidate": "gemini_candidate",
     "GroundingMetadata": "grounding_metadata",
     "CitationMetadata": "citation_metadata",
@@ -195,6 +197,8 @@ READERS: tuple[Reader, ...] = (
            search.read_summary_with_metadata, _keys("summary")),
     Reader("check_grounding_response", check_grounding.is_check_grounding,
            check_grounding.read_check_grounding, _keys("claims", "cited_chunks", "cited_facts")),
+    Reader("live_server_message", live.is_live_message, live.read_live_message,
+           _keys("server_content")),
     Reader("interaction", interactions.is_interaction, interactions.read_interaction,
            _keys("steps")),
     Reader("openai_response", openai.is_response, openai.read_response, _keys("output")),

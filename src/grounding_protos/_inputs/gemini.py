@@ -146,6 +146,11 @@ def read_bare_candidate(obj: object, candidate: int) -> RawAnswer:
     return _read_candidate(obj, "")
 
 
+def read_candidate(candidate: object, prefix: str) -> RawAnswer:
+    """A Gemini candidate (or what reads as one: a Live turn), its paths after ``prefix``."""
+    return _read_candidate(candidate, prefix)
+
+
 def read_bare_grounding_metadata(obj: object, candidate: int) -> RawAnswer:
     raw = RawAnswer("grounding_metadata", "")
     _read_grounding_metadata(obj, "", raw)

@@ -156,7 +156,7 @@ def annotation_span(annotation: object, path: str, table: SourceTable) -> RawSpa
         return None
     start, end = get(annotation, "start_index"), get(annotation, "end_index")
     if kind == "url_citation":
-        url, title = get(annotation, "url"), get(annotation, "title")
+        url, title = text_or_none(get(annotation, "url")), text_or_none(get(annotation, "title"))
         ref = table.ref_of(("web", url, title), _web, path)
     elif kind == "file_citation":
         ref = table.ref(_file(annotation), path)
@@ -173,7 +173,7 @@ def annotation_span(annotation: object, path: str, table: SourceTable) -> RawSpa
 
 def _web(values: Any) -> Source:
     _, url, title = values
-    return Source(uri=text_or_none(url), title=text_or_none(title), kind="web")
+    return Source(uri=url, title=title, kind="web")
 
 
 def _file(annotation: object) -> Source:

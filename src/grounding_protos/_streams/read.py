@@ -22,7 +22,7 @@ from grounding_protos._core.model import Citation, Grounded, Problem, SpanPolicy
 from grounding_protos._exceptions import CitationError, OffsetError, StreamError
 from grounding_protos._inputs.dispatch import classify
 from grounding_protos._offsets import SpanSnap
-from grounding_protos._streams import assist, grounded_generation, interactions
+from grounding_protos._streams import assist, grounded_generation, interactions, live
 from grounding_protos._streams.answer import merge_answer_chunks
 from grounding_protos._streams.common import ReadOptions, text_line
 from grounding_protos._streams.gemini import (
@@ -233,6 +233,7 @@ _MERGERS: tuple[tuple[Callable[[object], bool], Merge], ...] = (
     (interactions.is_event, interactions.merge_numbered),
     (assist.is_chunk, assist.merge_assist_chunks),
     (grounded_generation.is_chunk, grounded_generation.merge_grounded_chunks),
+    (live.is_message, live.merge_turn),
 )
 """Streams of surfaces other than ``generateContent`` and ``:streamAnswer``: how their
 first chunk is recognized, and the merger of their chunks (numbered as they arrived)
@@ -281,6 +282,46 @@ def _read_merged(events: Iterable[Item], options: ReadOptions, merge: Merge) -> 
     merged, problems = merge(numbered())
     grounded = options.read(merged)
     return replace(grounded, problems=[*grounded.problems, *truncated, *problems])
+
+
+def read_turns(
+    stream: object,
+    *,
+    snap: SpanSnap | None = None,
+    clamp: bool = False,
+    errors: SpanPolicy = "repair",
+) -> list[Grounded]:
+    """Every turn of a recorded Gemini Live session, each read as its own answer.
+
+    ``stream`` is what :func:`read_stream` takes (an iterable of ``LiveServerMessage``
+    objects, dicts or JSON text; a JSON array, or JSON lines as SSE ``data:`` events). A
+    turn is the messages up to one with ``turnComplete``; a last turn the session left
+    unfinished is read too, with a ``stream-incomplete`` problem. For a session as it
+    runs, feed a :class:`~grounding_protos._streams.live.TurnReader` instead.
+
+    >>> turns = read_turns([
+    ...     {"setupComplete": {}},
+    ...     {"serverContent": {"modelTurn": {"parts": [{"text": "Köln."}]}, "turnComplete": True}},
+    ...     {"serverContent": {"modelTurn": {"parts": [{"text": "東京。"}]}, "turnComplete": True}},
+    ... ])
+    >>> [t.text for t in turns]
+    ['Köln.', '東京。']
+
+    Raises:
+        StreamError: a message that is not a Live server message.
+    """
+    reader = live.TurnReader(snap=snap, clamp=clamp, errors=errors)
+    turns: list[Grounded] = []
+    for item in stream_items(stream):
+        if isinstance(item, Truncated):
+            break
+        turn = reader.feed(item[1])
+        if turn is not None:
+            turns.append(turn)
+    last = reader.finish()
+    if last is not None:
+        turns.append(last)
+    return turns
 
 
 async def aread_stream(
