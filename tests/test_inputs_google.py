@@ -890,3 +890,17 @@ def test_converting_to_a_schema_without_room_for_details_lists_them_as_losses() 
         "candidates[0].grounding_metadata.grounding_supports[0].sources[0]")}  # fmt: skip
     assert lost == {"details"}  # the place's id, reviews, report links and route
     assert all(p.code == "not-representable" for p in losses)
+
+
+def test_the_shipped_examples_of_the_new_surfaces() -> None:
+    from pathlib import Path
+
+    from grounding_protos.citations import read_stream, read_turns
+
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    whole = json.loads((examples / "gemini_interaction.json").read_text("utf-8"))
+    assert whole == g.interaction() and read(whole) == read(g.interaction())
+    with (examples / "gemini_interaction.sse").open("rb") as stream:  # read as it arrives
+        assert read_stream(stream) == read(g.interaction())
+    session = json.loads((examples / "gemini_live_session.json").read_text("utf-8"))
+    assert read_turns(session) == read_turns(g.live_session())

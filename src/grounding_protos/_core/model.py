@@ -308,7 +308,7 @@ class Source:
         if self.title:
             return self.title
         for key, value in self.custom_metadata:
-            if key.lower() in ("title", "name", "source_title") and value:
+            if key.lower() in ("title", "name", "source_title", "label") and value:
                 return value
         place_id = self.place_id
         if self.kind == "maps" and place_id:
@@ -333,6 +333,9 @@ class Source:
         for named in (self.chunk, self.uri, self.domain):
             if named:
                 return named
+        for key, value in self.custom_metadata:  # an annotation of a type unknown here
+            if key == "type" and value:
+                return f"({value})"
         return "(untitled source)"
 
     @property

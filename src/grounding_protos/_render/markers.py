@@ -295,7 +295,7 @@ def search_notes(search: SearchInfo, style: ListStyle = "markdown") -> str:
             tuple(
                 f"{u.url} ({u.status})"
                 for u in search.url_statuses
-                if u.status not in ("", "URL_RETRIEVAL_STATUS_SUCCESS")
+                if u.status not in ("", "URL_RETRIEVAL_STATUS_SUCCESS", "success")
             ),
         ),
     ]
