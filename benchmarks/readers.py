@@ -7,10 +7,15 @@ The same answer (~200 KB of mixed-script text, 2,000 cited sentences, 1-2 source
 each) is written as every shape that carries offsets: a Gemini response (UTF-8 byte
 offsets, the baseline), a Vertex AI Search response, an OpenAI Responses response,
 a Cohere v2 chat response and a Bedrock RetrieveAndGenerate response (characters),
-and an Anthropic message (one text block per sentence). For each, ``read`` against
-the Gemini baseline: goal <= 1.5x (the vendors' character offsets are converted to
-bytes, the work the baseline does the other way round). And the dispatcher's share
-of ``read`` on a small Gemini candidate, the shape tried last: goal < 25%.
+an Anthropic message (one text block per sentence), and Google's newer surfaces: a
+Gemini Interactions API interaction (UTF-8 bytes, like the baseline), a Discovery
+Engine assist response (one reply, its segments and references), a check grounding
+response (claims of the text, given as ``text=``), a grounded generation response
+(claims without offsets, placed by finding their text; each sentence is numbered so it
+occurs once), and a Gemini Live turn. For each, ``read`` against the Gemini baseline:
+goal <= 1.5x (the vendors' character offsets are converted to bytes, the work the
+baseline does the other way round). And the dispatcher's share of ``read`` on a small
+Gemini candidate, the shape tried last: goal < 25%.
 """
 
 from __future__ import annotations
@@ -31,7 +36,9 @@ SENTENCE_COUNT = 2_000
 def make_shapes(count: int, seed: int = 7) -> dict[str, Any]:
     """One answer of ``count`` sentences, as each shape."""
     rng = random.Random(seed)
-    pieces = [rng.choice(SENTENCES) for _ in range(count)]
+    # numbered, so that each sentence occurs once (grounded generation places its claims
+    # by their text, and a repeated one is ambiguous); "⟨12⟩" is no part of "⟨123⟩"
+    pieces = [f"{rng.choice(SENTENCES)}⟨{i}⟩ " for i in range(count)]
     text = "".join(pieces)
     spans: list[tuple[int, int, int, int, str]] = []  # bytes, chars, text
     byte = char = 0
@@ -76,20 +83,50 @@ def make_shapes(count: int, seed: int = 7) -> dict[str, Any]:
             {"type": "web_search_result_location", "url": urls[i], "title": urls[i],
              "cited_text": t} for i in s]}
         for (_, _, _, _, t), s in zip(spans, sources, strict=True)]}  # fmt: skip
+    interaction = {"object": "interaction", "status": "completed", "steps": [
+        {"type": "model_output", "content": [{"type": "text", "text": text, "annotations": [
+            {"type": "url_citation", "url": urls[s[0]], "title": urls[s[0]],
+             "start_index": b0, "end_index": b1}
+            for (b0, b1, _, _, _), s in zip(spans, sources, strict=True)]}]}]}  # fmt: skip
+    assist = {"answer": {"state": "SUCCEEDED", "replies": [{"groundedContent": {
+        "content": {"role": "model", "text": text},
+        "textGroundingMetadata": {
+            "references": [{"content": u, "documentMetadata": {"uri": u, "title": u}}
+                           for u in urls],
+            "segments": [
+                {"startIndex": str(b0), "endIndex": str(b1), "referenceIndices": s,
+                 "groundingScore": 0.9, "text": t}
+                for (b0, b1, _, _, t), s in zip(spans, sources, strict=True)]}}}]}}  # fmt: skip
+    chunks = [{"chunkText": u, "source": str(i), "sourceMetadata": {"title": u, "uri": u}}
+              for i, u in enumerate(urls)]  # fmt: skip
+    check = {"supportScore": 0.9, "citedChunks": chunks, "claims": [
+        {"startPos": b0, "endPos": b1, "claimText": t, "citationIndices": s,
+         "groundingCheckRequired": True, "score": 0.9}
+        for (b0, b1, _, _, t), s in zip(spans, sources, strict=True)]}  # fmt: skip
+    grounded = {"candidates": [{"content": {"parts": [{"text": text}]}, "groundingScore": 0.9,
+        "groundingMetadata": {"supportChunks": chunks, "groundingSupport": [
+            {"claimText": t, "supportChunkIndices": s, "supportScore": 0.9}
+            for (_, _, _, _, t), s in zip(spans, sources, strict=True)]}}]}  # fmt: skip
+    live = {"serverContent": {**gemini["candidates"][0], "turnComplete": True}}
+    live["serverContent"]["modelTurn"] = live["serverContent"].pop("content")
     return {"gemini_response": gemini, "search_response": search, "openai_response": openai,
             "cohere_chat": cohere, "bedrock_retrieve_and_generate": bedrock,
-            "anthropic_message": anthropic}  # fmt: skip
+            "anthropic_message": anthropic, "interaction": interaction,
+            "assist_response": assist, "check_grounding_response": check,
+            "grounded_generation_response": grounded, "live_server_message": live}  # fmt: skip
 
 
 def main(count: int = SENTENCE_COUNT, repeat: int = 5) -> None:
     shapes = make_shapes(count)
     expected = [(c.char_start, c.char_end) for c in read(shapes["gemini_response"]).citations]
     times = {}
+    text = read(shapes["gemini_response"]).text
     for shape, document in shapes.items():
-        grounded = read(document)
+        given = text if shape == "check_grounding_response" else None  # the answer sent
+        grounded = read(document, text=given)
         assert grounded.shape == shape
         assert [(c.char_start, c.char_end) for c in grounded.citations] == expected, shape
-        times[shape] = best(lambda d=document: read(d), repeat)
+        times[shape] = best(lambda d=document, t=given: read(d, text=t), repeat)
     base = times["gemini_response"]
     print(f"read of {count} cited sentences, against the Gemini response ({base * 1e3:.1f} ms):")
     for shape, seconds in times.items():

@@ -38,7 +38,11 @@ def seeds(name: str) -> list[bytes]:
     from grounding_protos import codec, message_class, message_types
 
     names = message_types()
-    documents = {path.name: path.read_bytes() for path in sorted(EXAMPLES.glob("*.json"))}
+    documents = {  # one response per file (a JSON array is a recorded stream)
+        path.name: path.read_bytes()
+        for path in sorted(EXAMPLES.glob("*.json"))
+        if path.read_bytes().lstrip().startswith(b"{")
+    }
     typed = {
         "discoveryengine_answer.json": "google.cloud.discoveryengine.v1.Answer",
         "broken_answer.json": "google.cloud.discoveryengine.v1.Answer",

@@ -5,8 +5,7 @@ Made with::
     objects = {
         "gemini": read(json.load(open("examples/gemini_response.json"))),
         "broken": read(json.load(open("examples/broken_answer.json")), errors="skip"),
-        "answer": Answer(answer_text="日本 🎌",
-                         citations=[Answer.Citation(start_index=1, end_index=3)]),
+        "answer": Answer(answer_text="日本 🎌", citations=[Answer.Citation(start_index=1, end_index=3)]),
     }
     base64.b64encode(pickle.dumps(objects, protocol=P))
 

@@ -106,7 +106,9 @@ def gemini_fixtures() -> Iterator[tuple[str, dict[str, Any]]]:
     yield "with safety and citation metadata", _gemini_with_extras()
     yield "markdown answer", markdown_cases.gemini_document()
     for path in sorted(EXAMPLES.glob("gemini_*.json")):
-        yield path.name, json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and "candidates" in data:  # generateContent responses
+            yield path.name, data
     yield "real-shaped", _real_shaped()
     yield "merged stream", _merged_stream()
     for number, chunk in enumerate(_stream_chunks(), 1):

@@ -227,6 +227,7 @@ def _replaced(document: Any, path: tuple[object, ...], new: object) -> Any:
 
 
 def _fixtures() -> list[Any]:
+    from tests import google_cases as gc
     from tests import vendor_cases as vc
     from tests.test_inputs_search import search_response
 
@@ -234,6 +235,8 @@ def _fixtures() -> list[Any]:
         cases.gemini_response_json(), codec.to_dict(cases.answer_message()), search_response(),
         vc.openai_response(), vc.openai_chat_completion(), vc.anthropic_message(),
         vc.cohere_chat(), vc.bedrock_response(),
+        gc.gemini_chunks_response(), gc.aqa_response(), gc.interaction(), gc.assist_answer(),
+        gc.check_grounding_response(), gc.grounded_generation_response(), gc.live_turn()[-4],
     ]  # fmt: skip
 
 

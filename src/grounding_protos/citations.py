@@ -11,7 +11,8 @@ characters, render them.
 [('Köln', 10, 'Köln')]
 
 See ``docs/citations.md`` (and ``docs/redirects.md`` for ``resolve_urls``); streamed
-responses: ``read_stream``, ``aread_stream`` and ``StreamReader`` (``docs/streams.md``).
+responses: ``read_stream``, ``aread_stream`` and ``StreamReader``; Gemini Live sessions,
+turn by turn: ``read_turns`` and ``TurnReader`` (``docs/streams.md``).
 """
 
 from grounding_protos._citations.links import aresolve_urls, resolve_urls
@@ -19,13 +20,22 @@ from grounding_protos._citations.read import extract, read
 from grounding_protos._core.model import (
     Citation,
     CitationKind,
+    FileInfo,
     Grounded,
+    ImageInfo,
+    PassageInfo,
+    PlaceInfo,
     Problem,
+    ReviewAuthor,
+    ReviewSnippet,
+    Route,
     SearchInfo,
     Source,
+    SourceDetails,
     SourceKind,
     SpanPolicy,
     UrlStatus,
+    WorkInfo,
     cited_characters,
 )
 from grounding_protos._core.model import SharedText as SharedText  # for pickles, not API
@@ -39,25 +49,42 @@ from grounding_protos._render.markers import (
     search_notes,
     source_list,
 )
-from grounding_protos._streams.read import StreamReader, Update, aread_stream, read_stream
+from grounding_protos._streams.live import TurnReader
+from grounding_protos._streams.read import (
+    StreamReader,
+    Update,
+    aread_stream,
+    read_stream,
+    read_turns,
+)
 
 __all__ = [
     "SHAPES",
     "Citation",
     "CitationKind",
+    "FileInfo",
     "Grounded",
+    "ImageInfo",
     "InputShape",
     "ListStyle",
     "MarkerStyle",
+    "PassageInfo",
+    "PlaceInfo",
     "Problem",
     "RenderStyle",
+    "ReviewAuthor",
+    "ReviewSnippet",
+    "Route",
     "SearchInfo",
     "Source",
+    "SourceDetails",
     "SourceKind",
     "SpanPolicy",
     "StreamReader",
+    "TurnReader",
     "Update",
     "UrlStatus",
+    "WorkInfo",
     "aread_stream",
     "aresolve_urls",
     "cited_characters",
@@ -65,6 +92,7 @@ __all__ = [
     "number_sources",
     "read",
     "read_stream",
+    "read_turns",
     "render",
     "resolve_urls",
     "search_notes",

@@ -18,7 +18,7 @@ from google.protobuf.message import Message
 
 from grounding_protos._citations.read import read
 from grounding_protos._core.access import get, items, unwrap
-from grounding_protos._core.model import Citation, Problem, Source, SourceKind
+from grounding_protos._core.model import Citation, Problem, Source, SourceKind, WorkInfo
 from grounding_protos._exceptions import (
     ArgumentTypeError,
     CitationError,
@@ -168,11 +168,23 @@ def _chunk(source: Source, path: str, losses: list[Problem]) -> GroundingChunk:
 
 
 def _unkept(source: Source, kept: set[str], path: str, target: str) -> list[Problem]:
-    return [
+    losses = [
         _lost(f"{path}.{name}", name.replace("_", " "), value, target)
         for name in _SOURCE_FIELDS
         if name not in kept and (value := getattr(source, name)) is not None
     ]
+    # what a kind of source carries besides (a place's id, reviews and report links, a
+    # file's store and pages, ...), and the fields of several kinds no target here holds
+    extra: tuple[tuple[str, object], ...] = (
+        ("custom_metadata", dict(source.custom_metadata) or None),
+        ("redirect_uri", source.redirect_uri),
+        # a WorkInfo's license and date are in _SOURCE_FIELDS already
+        ("details", None if isinstance(source.details, WorkInfo) else source.details),
+    )
+    for name, value in extra:
+        if value is not None and name not in kept:
+            losses.append(_lost(f"{path}.{name}", name.replace("_", " "), value, target))
+    return losses
 
 
 def _copy_search_fields(obj: object, candidate: int, meta: GroundingMetadata) -> None:

@@ -8,6 +8,8 @@ and, for what each vendor's consumers expect, ``docs/vendors.md``.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -205,7 +207,10 @@ def to_langchain_blocks(
     of the answer; ``extras`` holds what else identifies the source (``source_id``,
     ``source_kind``, ``document``, ``chunk``, ``page``, ``place_id``,
     ``file_search_store``, ``custom_metadata``, ``source_text``, scores, …), each only
-    when set. No ``id`` is generated, so the output is deterministic.
+    when set, and ``details``: what the source's kind carries besides (a place's review
+    snippets with their authors and report links, its own report link and route; a RAG
+    chunk's pages; an image's URI; as :func:`details_dict` gives them). No ``id`` is
+    generated, so the output is deterministic.
 
     >>> from grounding_protos.citations import Citation, Grounded, Source
     >>> g = Grounded("東京は首都です。", [Citation(0, 9, 0, 3, "東京は",
@@ -272,6 +277,8 @@ def _lc_record(
     extras = {**source_extras}
     if "custom_metadata" in extras:
         extras["custom_metadata"] = dict(extras["custom_metadata"])
+    if "details" in extras:
+        extras["details"] = copy.deepcopy(extras["details"])
     if confidence is not None:
         extras["confidence_score"] = confidence
     if grounding is not None:
@@ -299,7 +306,40 @@ def _extras(source: Source) -> dict[str, Any]:
         ("redirect_uri", source.redirect_uri),
         ("source_text", source.text),
     )
-    return {k: v for k, v in fields if v is not None}
+    out = {k: v for k, v in fields if v is not None}
+    details = details_dict(source)
+    for name in ("place_id", "store", "license", "publication_date"):  # already above
+        details.pop(name, None)
+    if details:
+        out["details"] = details
+    return out
+
+
+def details_dict(source: Source) -> dict[str, Any]:
+    """``source.details`` as plain JSON values (only the fields that are set; review
+    snippets and their authors as dicts), ``{}`` when it has none.
+
+    >>> from grounding_protos.citations import PlaceInfo, ReviewSnippet, Source
+    >>> details_dict(Source(kind="maps", details=PlaceInfo(
+    ...     "ChIJ7", (ReviewSnippet(id="r1", flag_uri="https://maps.example/flag"),))))
+    {'place_id': 'ChIJ7', 'reviews': [{'id': 'r1', 'flag_uri': 'https://maps.example/flag'}]}
+    """
+    details = source.details
+    return _plain(details) if details is not None else {}
+
+
+def _plain(record: object) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(record):  # type: ignore[arg-type]
+        value = getattr(record, f.name)
+        if value is None or value == ():
+            continue
+        if dataclasses.is_dataclass(value):
+            value = _plain(value)
+        elif isinstance(value, tuple):
+            value = [_plain(v) if dataclasses.is_dataclass(v) else v for v in value]
+        out[f.name] = value
+    return out
 
 
 public("grounding_protos.convert", to_openai_annotations, to_langchain_blocks)

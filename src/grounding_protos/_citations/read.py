@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from grounding_protos._core.model import Citation, Grounded, SpanPolicy
 from grounding_protos._core.resolve import resolve
 from grounding_protos._exceptions import ArgumentValueError
@@ -87,7 +89,19 @@ def read(
         finish_reason=raw.finish_reason,
         skipped_reasons=raw.skipped_reasons,
         safety=raw.safety,
+        score=_score(raw.score),
     )
+
+
+def _score(value: object) -> float | None:
+    """A finite number as a float (validate reports the others)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:  # an int too large for a float
+        return None
+    return number if math.isfinite(number) else None
 
 
 def extract(

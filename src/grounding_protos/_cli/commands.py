@@ -199,6 +199,7 @@ def problem_line(problem: Mapping[str, str]) -> str:
 _SHAPE_WORDS = {
     "gemini_response": "Gemini generateContent response",
     "gemini_candidate": "Gemini candidate",
+    "gemini_answer_response": "Gemini AQA generateAnswer response",
     "grounding_metadata": "GroundingMetadata",
     "citation_metadata": "CitationMetadata",
     "answer": "Discovery Engine Answer",
@@ -206,6 +207,12 @@ _SHAPE_WORDS = {
     "search_response": "Vertex AI Search response with a summary",
     "search_summary": "Vertex AI Search summary",
     "summary_with_metadata": "Vertex AI Search summary with metadata",
+    "interaction": "Gemini Interactions API interaction",
+    "assist_answer": "Discovery Engine AssistAnswer",
+    "assist_response": "Discovery Engine assist response",
+    "check_grounding_response": "Discovery Engine check grounding response",
+    "grounded_generation_response": "Discovery Engine grounded generation response",
+    "live_server_message": "Gemini Live server message (one turn)",
     "openai_response": "OpenAI Responses API response",
     "openai_chat_completion": "OpenAI chat completion",
     "anthropic_message": "Anthropic message",
@@ -281,6 +288,8 @@ def summarize(options: Options, document: object, label: str) -> dict[str, Any]:
         covered = cited_characters(citations)
         share = round(100 * covered / len(text), 1) if text else 0.0
         summary["cited"] = {"characters": covered, "of": len(text), "percent": share}
+    if grounded.score is not None:
+        summary["score"] = grounded.score
     summary["sources"] = [_source_entry(n, s, s.key in cited_keys) for n, s in numbered]
     summary["spans"] = spans
     search = grounded.search
@@ -291,6 +300,8 @@ def summarize(options: Options, document: object, label: str) -> dict[str, Any]:
             "search_suggestions": search.rendered_content is not None,
             "url_statuses": [{"url": u.url, "status": u.status} for u in search.url_statuses],
         }
+        if search.image_queries:
+            summary["search"]["image_queries"] = list(search.image_queries)
     summary["problems"] = problems
     return summary
 
@@ -317,16 +328,50 @@ def _spans(citations: Sequence[Citation], numbers: Mapping[object, int]) -> list
 
 
 def _source_entry(n: int, source: Source, cited: bool = True) -> dict[str, Any]:
+    from grounding_protos._citations.export import details_dict
+
     entry: dict[str, Any] = {"number": n, "label": source.label, "kind": source.kind}
     if not cited:
         entry["cited"] = False
-    for name in ("uri", "document", "place_id", "file_search_store", "redirect_uri"):
+    for name in ("uri", "document", "page", "place_id", "file_search_store", "redirect_uri"):
         value = getattr(source, name)
         if value:
             entry[name] = value
     if source.custom_metadata:
         entry["custom_metadata"] = dict(source.custom_metadata)
+    details = details_dict(source)
+    details.pop("place_id", None)
+    details.pop("store", None)
+    if details:
+        entry["details"] = details
     return entry
+
+
+def _detail_lines(details: Mapping[str, Any]) -> list[str]:
+    """A source's details as indented lines: Maps attribution and report links, reviews,
+    route, pages, image, ... (``details_dict``'s keys)."""
+    lines = []
+    if "reviews" in details or "flag_uri" in details or "route" in details:
+        flag = details.get("flag_uri")
+        lines.append("Google Maps" + (f" · report: {flag}" if flag else ""))
+    for review in details.get("reviews", ()):
+        author = review.get("author", {})
+        who = f" by {_one_line(author['name'])}" if author.get("name") else ""
+        words = review.get("title") or review.get("text") or review.get("id") or ""
+        line = f"review{who}: “{_one_line(words)}”"
+        if review.get("uri"):
+            line += f" {review['uri']}"
+        if review.get("flag_uri"):
+            line += f" · report: {review['flag_uri']}"
+        lines.append(line)
+    route = details.get("route")
+    if route:
+        lines.append("route: " + ", ".join(f"{k} {v}" for k, v in route.items()))
+    for name in ("first_page", "last_page", "media_id", "chunk_id", "file_id", "image_uri",
+                 "thumbnail_uri", "license", "publication_date", "part_index"):  # fmt: skip
+        if name in details:
+            lines.append(f"{name.replace('_', ' ')}: {details[name]}")
+    return lines
 
 
 def _one_line(value: str, limit: int = _EXCERPT) -> str:
@@ -364,6 +409,8 @@ def format_summary(summary: Mapping[str, Any]) -> str:
                 f"cited:      {cited['characters']} of {cited['of']} characters "
                 f"({cited['percent']:g}%)"
             )
+        if summary.get("score") is not None:
+            lines.append(f"score:      {summary['score']:g} (the response's, of the whole answer)")
         lines.append(f"sources:    {len(summary['sources'])}")
     problems = summary["problems"]
     lines.append(f"problems:   {len(problems) or 'none'}")
@@ -386,12 +433,14 @@ def format_summary(summary: Mapping[str, Any]) -> str:
             shown = f"{label} — {uri}" if uri and uri != source["label"] else label
             extra = "" if source.get("cited", True) else ", not cited"
             lines.append(f"  [{source['number']}] {shown} ({source['kind']}{extra})")
+            lines.extend(f"      {line}" for line in _detail_lines(source.get("details", {})))
     search = summary.get("search")
     if search:
         lines.append("")
         lines.append("search:")
-        for name, key in (("queries", "queries"), ("retrieval", "retrieval_queries")):
-            if search[key]:
+        for name, key in (("queries", "queries"), ("retrieval", "retrieval_queries"),
+                          ("images", "image_queries")):  # fmt: skip
+            if search.get(key):
                 lines.append(f"  {name + ':':<11}" + "; ".join(map(_one_line, search[key])))
         if search["search_suggestions"]:
             lines.append("  Search Suggestions: present (render --style html shows them)")

@@ -2,8 +2,8 @@
 ``--type``), or a recorded stream, an SSE recording or a JSON array of responses, merged
 into one response.
 
-A stream is merged into one response (``_streams.gemini.Merger`` for Gemini,
-``_streams.read.merge_answer_stream`` for a Discovery Engine ``:streamAnswer``, as
+A stream is merged into one response (``_streams.gemini.Merger`` for Gemini, the
+surface's own merger from ``_streams.read.surface_merger`` for the others, as
 ``read_stream`` tells them apart) and that response goes through the same commands.
 What merging finds (an interrupted stream, merged duplicate citations) comes back as
 problems, which the command line shows as warnings. With ``render`` reading SSE from
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Final
 
 from grounding_protos._cli.io import (
@@ -38,6 +38,7 @@ from grounding_protos._cli.options import Options
 if TYPE_CHECKING:
     from grounding_protos._core.model import Problem
     from grounding_protos._streams.parse import Item
+    from grounding_protos._streams.read import Merge
 
 # Problems after which the output is not the whole answer: the exit status is 1.
 SERIOUS: Final = frozenset({"stream-incomplete", "stream-truncated", "stream-grounding-replaced"})
@@ -139,20 +140,20 @@ def _merge(
     from grounding_protos._exceptions import StreamError
     from grounding_protos._streams.gemini import Merger
     from grounding_protos._streams.parse import Truncated
-    from grounding_protos._streams.read import _is_answer_chunk, merge_answer_stream
+    from grounding_protos._streams.read import surface_merger
 
     merger = Merger()
     shown = False
     try:
-        events = iter(chunks())
-        first = next(events, None)
+        items = iter(chunks())
+        first = next(items, None)
         if first is None:
             raise Failure(at(label, "the stream holds no response: 0 events"))
-        events = itertools.chain([first], events)
-        if not isinstance(first, Truncated) and _is_answer_chunk(first.value):
-            # a Discovery Engine :streamAnswer recording, merged as read_stream does
-            return merge_answer_stream(events)
-        for item in events:
+        if not isinstance(first, Truncated):
+            other = surface_merger(first.value)
+            if other is not None:  # another surface's stream: merged by its own merger
+                return _merge_surface(other, itertools.chain([first], items))
+        for item in itertools.chain([first], items):
             if isinstance(item, Truncated):
                 merger.truncated(item)
                 break
@@ -172,3 +173,21 @@ def _merge(
         raise Failure(at(label, "the stream holds no response: 0 events"))
     problems = merger.stream_problems(options.candidate) + merger.incomplete(options.candidate)
     return merger.merged(), problems
+
+
+def _merge_surface(merge: Merge, items: Iterable[Item]) -> tuple[object, list[Problem]]:
+    """A stream of another surface than ``generateContent``, merged by its own merger."""
+    from grounding_protos._core.model import Problem
+    from grounding_protos._streams.parse import Truncated
+
+    truncated: list[Problem] = []
+
+    def numbered() -> Iterator[tuple[int, object]]:
+        for item in items:
+            if isinstance(item, Truncated):
+                truncated.append(Problem("stream-truncated", item.message, ""))
+                return
+            yield item.number, item.value
+
+    merged, problems = merge(numbered())
+    return merged, [*truncated, *problems]

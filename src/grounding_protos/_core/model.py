@@ -12,16 +12,20 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Literal
 from urllib.parse import urlsplit
 
+from grounding_protos._exceptions import ArgumentValueError
 from grounding_protos._public import public
 
 SourceKind = Literal[
-    "web",  # GroundingChunk.web
-    "retrieved_context",  # GroundingChunk.retrieved_context
-    "maps",  # Gemini GroundingChunk.maps
-    "chunk",  # Answer.Reference.chunk_info
+    "web",  # GroundingChunk.web, an Interactions url_citation
+    "retrieved_context",  # GroundingChunk.retrieved_context, an Interactions file_citation
+    "maps",  # Gemini GroundingChunk.maps, an Interactions place_citation
+    "image",  # Gemini GroundingChunk.image, grounded generation's image metadata
+    "chunk",  # Answer.Reference.chunk_info, an Assist reference, a semantic retriever chunk
     "unstructured_document",  # Answer.Reference.unstructured_document_info
     "structured_document",  # Answer.Reference.structured_document_info
     "citation_source",  # CitationMetadata's CitationSource / Gemini Citation
+    "fact_chunk",  # a FactChunk of check grounding and grounded generation
+    "passage",  # an AQA grounding passage (GroundingAttribution.source_id.grounding_passage)
     "document",  # another vendor's document or file (Anthropic, OpenAI, Cohere, Bedrock)
     "other",
 ]
@@ -35,41 +39,255 @@ REDIRECT_HOSTS = frozenset({"vertexaisearch.cloud.google.com"})
 """Hosts of grounding redirects (Gemini API and Vertex AI grounding with Google Search):
 their URIs say nothing about the page."""
 _EXCERPT = 60
+_set = object.__setattr__
+
+
+# --- What one kind of source carries besides the common fields -----------------------------
 
 
 @dataclass(frozen=True, slots=True)
+class WorkInfo:
+    """A cited work (``CitationSource``, Gemini's and Vertex AI's ``Citation``): its
+    license (required for code) and publication date (``YYYY``, ``YYYY-MM`` or
+    ``YYYY-MM-DD``)."""
+
+    license: str | None = None
+    publication_date: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewAuthor:
+    """Who wrote a Google Maps review (``authorAttribution``): the name to show, and the
+    links to their profile and photo."""
+
+    name: str | None = None
+    uri: str | None = None
+    photo_uri: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewSnippet:
+    """A Google Maps review that supports a place (``placeAnswerSources.reviewSnippets``).
+
+    ``uri`` links to the review on Google Maps (``googleMapsUri``), ``flag_uri`` to the
+    page where a user reports it (``flagContentUri``); ``published`` is the relative
+    time Google gives (``relativePublishTimeDescription``, "2 months ago").
+    """
+
+    id: str | None = None
+    title: str | None = None
+    uri: str | None = None
+    text: str | None = None
+    author: ReviewAuthor | None = None
+    flag_uri: str | None = None
+    published: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """A route of a Maps grounding chunk: distance, duration (``"1234s"``) and polyline."""
+
+    distance_meters: int | None = None
+    duration: str | None = None
+    encoded_polyline: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceInfo:
+    """A Google Maps place (``GroundingChunk.maps``, an Interactions ``place_citation``).
+
+    ``flag_uri`` is where a user reports the place's content (``placeAnswerSources.
+    flagContentUri``, or the ``sourceFlaggingUris`` entry of its place id); ``reviews``
+    are the review snippets behind the answer. Google's Maps grounding terms ask apps to
+    show both with the source, attributed to Google Maps (``docs/render.md``).
+    """
+
+    place_id: str | None = None
+    reviews: tuple[ReviewSnippet, ...] = ()
+    flag_uri: str | None = None
+    route: Route | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FileInfo:
+    """Retrieved context from files or a data store (File Search, RAG Engine, Vertex AI
+    Search, an Interactions ``file_citation``): the File Search store, the page span of
+    a RAG chunk (``ragChunk.pageSpan``, inclusive), the media id of an image citation, and
+    the RAG chunk's and file's ids."""
+
+    store: str | None = None
+    first_page: int | None = None
+    last_page: int | None = None
+    media_id: str | None = None
+    chunk_id: str | None = None
+    file_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ImageInfo:
+    """An image found by search (``GroundingChunk.image``; grounded generation's image
+    metadata): the image itself, and its thumbnail. ``Source.uri`` is the page it is on."""
+
+    image_uri: str | None = None
+    thumbnail_uri: str | None = None
+    width: int | None = None
+    height: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PassageInfo:
+    """An AQA grounding passage: which part of the passage's content was used
+    (``groundingPassage.partIndex``). ``Source.id`` is the passage id."""
+
+    part_index: int | None = None
+
+
+SourceDetails = WorkInfo | PlaceInfo | FileInfo | ImageInfo | PassageInfo
+"""What a source carries besides the common fields, one record per kind of source."""
+
+_LEGACY_DETAILS: dict[str, tuple[type[SourceDetails], str]] = {
+    "license": (WorkInfo, "license"),
+    "publication_date": (WorkInfo, "publication_date"),
+    "place_id": (PlaceInfo, "place_id"),
+    "file_search_store": (FileInfo, "store"),
+}
+# The fields of a 0.1 Source, in the order its pickles list their values.
+_LEGACY_FIELDS = (
+    "uri", "title", "id", "kind", "domain", "license", "document", "chunk", "page", "text",
+    "score", "publication_date", "place_id", "file_search_store", "custom_metadata",
+    "redirect_uri",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class Source:
     """Where a cited claim comes from: a web page, a document, a chunk, a place, a work.
 
     ``id`` is what the response uses to point at it (a ``reference_id``, the index of
     a grounding chunk); every other field is ``None`` (or empty) when the schema does
     not carry it. ``text`` is the retrieved text (chunk content, retrieved context).
-    Kind-specific fields: ``place_id`` (Maps), ``file_search_store`` and
-    ``custom_metadata`` (File Search, as ``(key, value)`` pairs), ``redirect_uri``
-    (the grounding redirect ``uri`` was resolved from, see ``resolve_urls``).
+    The common fields are those that several kinds of source carry (``domain``,
+    ``document``, ``chunk``, ``page``, ``custom_metadata`` as ``(key, value)`` pairs,
+    ``redirect_uri``: the grounding redirect ``uri`` was resolved from, see
+    ``resolve_urls``); what only one kind carries is in ``details``, a small record of
+    that kind (:class:`PlaceInfo`, :class:`FileInfo`, :class:`WorkInfo`,
+    :class:`ImageInfo`, :class:`PassageInfo`), or ``None``.
+
+    The fields 0.1 had at the top level read as before (``place_id``,
+    ``file_search_store``, ``license``, ``publication_date``), and the constructor
+    still takes them, putting each into its record:
 
     >>> Source(uri="https://example.com", title="Example").label
     'Example'
     >>> Source(uri="https://www.example.com/a/b", kind="web").label
     'www.example.com'
+    >>> place = Source(kind="maps", place_id="ChIJ9Q")
+    >>> place.details, place.place_id
+    (PlaceInfo(place_id='ChIJ9Q', reviews=(), flag_uri=None, route=None), 'ChIJ9Q')
     """
 
-    uri: str | None = None
-    title: str | None = None
-    id: str | None = None
-    kind: SourceKind = "other"
-    domain: str | None = None
-    license: str | None = None
-    document: str | None = None
-    chunk: str | None = None
-    page: str | None = None
-    text: str | None = None
-    score: float | None = None
-    publication_date: str | None = None
-    place_id: str | None = None
-    file_search_store: str | None = None
-    custom_metadata: tuple[tuple[str, str], ...] = ()
-    redirect_uri: str | None = None
+    uri: str | None
+    title: str | None
+    id: str | None
+    kind: SourceKind
+    domain: str | None
+    document: str | None
+    chunk: str | None
+    page: str | None
+    text: str | None
+    score: float | None
+    custom_metadata: tuple[tuple[str, str], ...]
+    redirect_uri: str | None
+    details: SourceDetails | None
+
+    def __init__(
+        self,
+        uri: str | None = None,
+        title: str | None = None,
+        id: str | None = None,
+        kind: SourceKind = "other",
+        domain: str | None = None,
+        *,
+        document: str | None = None,
+        chunk: str | None = None,
+        page: str | None = None,
+        text: str | None = None,
+        score: float | None = None,
+        custom_metadata: tuple[tuple[str, str], ...] = (),
+        redirect_uri: str | None = None,
+        details: SourceDetails | None = None,
+        license: str | None = None,
+        publication_date: str | None = None,
+        place_id: str | None = None,
+        file_search_store: str | None = None,
+    ) -> None:
+        if (
+            license is not None
+            or publication_date is not None
+            or place_id is not None
+            or (file_search_store is not None)
+        ):
+            details = _with_legacy(
+                details,
+                {"license": license, "publication_date": publication_date,
+                 "place_id": place_id, "file_search_store": file_search_store},
+            )  # fmt: skip
+        _set(self, "uri", uri)
+        _set(self, "title", title)
+        _set(self, "id", id)
+        _set(self, "kind", kind)
+        _set(self, "domain", domain)
+        _set(self, "document", document)
+        _set(self, "chunk", chunk)
+        _set(self, "page", page)
+        _set(self, "text", text)
+        _set(self, "score", score)
+        _set(self, "custom_metadata", custom_metadata)
+        _set(self, "redirect_uri", redirect_uri)
+        _set(self, "details", details)
+
+    # --- 0.1's kind-specific fields, read from the details ---------------------------------
+
+    @property
+    def place_id(self) -> str | None:
+        """The Google Maps place id (:attr:`PlaceInfo.place_id`)."""
+        details = self.details
+        return details.place_id if type(details) is PlaceInfo else None
+
+    @property
+    def file_search_store(self) -> str | None:
+        """The File Search store (:attr:`FileInfo.store`)."""
+        details = self.details
+        return details.store if type(details) is FileInfo else None
+
+    @property
+    def license(self) -> str | None:
+        """A cited work's license (:attr:`WorkInfo.license`)."""
+        details = self.details
+        return details.license if type(details) is WorkInfo else None
+
+    @property
+    def publication_date(self) -> str | None:
+        """A cited work's publication date (:attr:`WorkInfo.publication_date`)."""
+        details = self.details
+        return details.publication_date if type(details) is WorkInfo else None
+
+    # --- Pickling: the state by field name; 0.1's pickles (a list of 16 values) load -----
+
+    def __getstate__(self) -> dict[str, object]:
+        return {name: getattr(self, name) for name in _FIELD_NAMES}
+
+    def __setstate__(self, state: object) -> None:
+        if isinstance(state, list) and len(state) == len(_LEGACY_FIELDS):
+            values = dict(zip(_LEGACY_FIELDS, state, strict=True))
+            legacy = {name: values.pop(name) for name in _LEGACY_DETAILS}
+            values["details"] = _legacy_details(values, legacy)
+        elif isinstance(state, dict):
+            values = dict(state)
+        else:
+            raise TypeError(f"cannot restore a Source from {type(state).__name__}")
+        for name in _FIELD_NAMES:
+            _set(self, name, values.get(name, _DEFAULTS[name]))
 
     @property
     def label(self) -> str:
@@ -91,27 +309,34 @@ class Source:
         if self.title:
             return self.title
         for key, value in self.custom_metadata:
-            if key.lower() in ("title", "name", "source_title") and value:
+            if key.lower() in ("title", "name", "source_title", "label") and value:
                 return value
-        if self.kind == "maps" and self.place_id:
-            return f"place {self.place_id}"
+        place_id = self.place_id
+        if self.kind == "maps" and place_id:
+            return f"place {place_id}"
         uri = self.uri if self.uri and not _is_redirect(self.uri) else None
-        if self.kind == "web":
+        if self.kind in ("web", "image"):
             host = self.domain or (_host(uri) if uri else None)
-            return host or uri or "(untitled web page)"
+            return host or uri or f"(untitled {'image' if self.kind == 'image' else 'web page'})"
+        if self.kind == "passage" and self.id:
+            return f"passage {self.id}"
         for named in (self.document, uri):
             if named:
                 return named
         for key, value in self.custom_metadata:
             if "url" in key.lower() or "uri" in key.lower():
                 return value
-        if self.file_search_store:
-            return self.file_search_store
+        store = self.file_search_store
+        if store:
+            return store
         if self.text and self.text.strip():
             return f"“{_excerpt(self.text)}”"
         for named in (self.chunk, self.uri, self.domain):
             if named:
                 return named
+        for key, value in self.custom_metadata:  # an annotation of a type unknown here
+            if key == "type" and value:
+                return f"({value})"
         return "(untitled source)"
 
     @property
@@ -128,6 +353,61 @@ class Source:
         if self.uri and not _is_redirect(self.uri):
             return ("uri", self.uri)
         return self
+
+
+_FIELD_NAMES = (
+    "uri", "title", "id", "kind", "domain", "document", "chunk", "page", "text", "score",
+    "custom_metadata", "redirect_uri", "details",
+)  # fmt: skip
+_DEFAULTS: dict[str, object] = {name: None for name in _FIELD_NAMES}
+_DEFAULTS.update(kind="other", custom_metadata=())
+
+
+def _with_legacy(details: SourceDetails | None, legacy: dict[str, str | None]) -> SourceDetails:
+    """``details`` with 0.1's top-level fields (``place_id=``, ``license=``, ...) put in.
+
+    Raises:
+        ArgumentValueError: the fields belong to two kinds of record, or to another
+            kind than ``details``.
+    """
+    given = {name: value for name, value in legacy.items() if value is not None}
+    kinds = {_LEGACY_DETAILS[name][0] for name in given}
+    if len(kinds) > 1 or (details is not None and type(details) not in kinds):
+        names = ", ".join(f"{name}=" for name in sorted(given))
+        held = f" and details={type(details).__name__}(...)" if details is not None else ""
+        raise ArgumentValueError(
+            f"a Source holds the details of one kind of source; {names}{held} belong to "
+            f"{len(kinds | ({type(details)} if details is not None else set()))} kinds"
+        )
+    (kind,) = kinds
+    changes = {_LEGACY_DETAILS[name][1]: value for name, value in given.items()}
+    if details is None:
+        return kind(**changes)  # type: ignore[arg-type]
+    return replace(details, **changes)  # type: ignore[arg-type]
+
+
+def _legacy_details(values: dict[str, object], legacy: dict[str, object]) -> SourceDetails | None:
+    """The details record of a 0.1 Source's values; a value of a second kind of record
+    (which 0.1's readers never set together) goes into ``custom_metadata``, not lost."""
+    given = {name: value for name, value in legacy.items() if value is not None}
+    if not given:
+        return None
+    wanted = {"maps": PlaceInfo, "citation_source": WorkInfo, "retrieved_context": FileInfo}
+    kind = wanted.get(str(values.get("kind")), _LEGACY_DETAILS[next(iter(given))][0])
+    if kind not in {_LEGACY_DETAILS[name][0] for name in given}:
+        kind = _LEGACY_DETAILS[next(iter(given))][0]
+    changes: dict[str, object] = {}
+    extra: list[tuple[str, str]] = []
+    for name, value in given.items():
+        record, field_name = _LEGACY_DETAILS[name]
+        if record is kind:
+            changes[field_name] = value
+        else:
+            extra.append((name, str(value)))
+    if extra:
+        metadata = values.get("custom_metadata")
+        values["custom_metadata"] = (*(metadata if isinstance(metadata, tuple) else ()), *extra)
+    return kind(**changes)  # type: ignore[arg-type]
 
 
 def _host(uri: str) -> str | None:
@@ -303,18 +583,32 @@ class SearchInfo:
     is the Search Suggestions chip (``searchEntryPoint.renderedContent``, HTML and CSS
     that the Grounding with Google Search terms require applications to display);
     ``retrieval_queries`` the queries run against a data store; ``url_statuses`` the
-    URL-context retrieval results.
+    URL-context retrieval results; ``image_queries`` the image search queries
+    (``imageSearchQueries``). An Interactions response's ``google_search_result``
+    ``search_suggestions`` are its ``rendered_content`` (joined, when it searched more
+    than once).
     """
 
     queries: tuple[str, ...] = ()
     rendered_content: str | None = None
     retrieval_queries: tuple[str, ...] = ()
     url_statuses: tuple[UrlStatus, ...] = ()
+    image_queries: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(
-            self.queries or self.rendered_content or self.retrieval_queries or self.url_statuses
+            self.queries
+            or self.rendered_content
+            or self.retrieval_queries
+            or self.url_statuses
+            or self.image_queries
         )
+
+    def __getstate__(self) -> list[object]:
+        return [getattr(self, f.name) for f in fields(self)]
+
+    def __setstate__(self, state: list[object]) -> None:
+        _restore(self, state)  # 0.1 pickled the first four fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,7 +626,9 @@ class Grounded:
     and Search Suggestions; ``finish_reason`` the candidate's, where the input has one.
     ``skipped_reasons`` says why the vendor gave no (or no full) answer
     (``answerSkippedReasons``, ``summarySkippedReasons``), ``safety`` the
-    ``(category, score)`` safety attributes of a search summary.
+    ``(category, score)`` safety attributes of a search summary. ``score`` is the
+    response's own score of the whole answer, where it has one: check grounding's
+    ``supportScore``, a grounded generation candidate's ``groundingScore``.
     """
 
     text: str | None
@@ -344,6 +640,13 @@ class Grounded:
     finish_reason: str | None = None
     skipped_reasons: tuple[str, ...] = ()
     safety: tuple[tuple[str, float | None], ...] = ()
+    score: float | None = None
+
+    def __getstate__(self) -> list[object]:
+        return [getattr(self, f.name) for f in fields(self)]
+
+    def __setstate__(self, state: list[object]) -> None:
+        _restore(self, state)  # 0.1 pickled the first nine fields
 
     @property
     def sources(self) -> list[Source]:
@@ -359,6 +662,17 @@ class Grounded:
             if source.key not in cited:
                 out.setdefault(source.key, source)
         return list(out.values())
+
+
+def _restore(obj: object, state: list[object]) -> None:
+    """A dataclass's fields from its pickled values (in field order); fields added since
+    the pickle was made take their defaults."""
+    layout = fields(obj)  # type: ignore[arg-type]
+    for f, value in zip(layout, state, strict=False):
+        _set(obj, f.name, value)
+    for f in layout[len(state) :]:
+        factory = f.default_factory
+        _set(obj, f.name, factory() if callable(factory) else f.default)
 
 
 def cited_characters(citations: Iterable[Citation]) -> int:

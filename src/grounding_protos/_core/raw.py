@@ -20,6 +20,7 @@ vendors)."""
 InputShape = Literal[
     "gemini_response",
     "gemini_candidate",
+    "gemini_answer_response",
     "grounding_metadata",
     "citation_metadata",
     "answer",
@@ -27,6 +28,12 @@ InputShape = Literal[
     "search_response",
     "search_summary",
     "summary_with_metadata",
+    "interaction",
+    "assist_answer",
+    "assist_response",
+    "check_grounding_response",
+    "grounded_generation_response",
+    "live_server_message",
     "openai_response",
     "openai_chat_completion",
     "anthropic_message",
@@ -63,6 +70,10 @@ class RawSpan:
     ref_path: str = ""  # where ref j is, after `path`, "{}" standing for j: ".sources[{}]"
     offsets: str = ""  # where start/end/part live, after `path`: ".segment"
     inline_source: Source | None = None  # CitationSource carries its own source
+    # refs index a table of their own: (where it starts in raw.sources, its size, its
+    # path for problems); None: raw.sources itself
+    ref_window: tuple[int, int, str] | None = None
+    anchor: bool = False  # no offsets: placed where segment_text occurs, once, in the text
     score: object = None
     source_scores: list[object] = field(default_factory=list)
     # the input's names of the start, end and part fields, for problem paths
@@ -108,9 +119,15 @@ class RawAnswer:
     skipped_reasons: tuple[str, ...] = ()  # why the vendor gave no (full) answer
     safety: tuple[tuple[str, float | None], ...] = ()  # (category, score) attributes
     offsets: bool = True  # False: the reader made the spans itself (unit= does not apply)
+    score: object = None  # the response's score of the whole answer (supportScore, ...)
+    # declared sources no span points at by index: sources of the whole answer (AQA
+    # grounding attributions), places a Maps tool returned (Interactions)
+    answer_sources: list[tuple[str, Source]] = field(default_factory=list)
 
     @property
     def declared_sources(self) -> list[Source]:
-        """Every source the input declares: its table, then inline citation sources."""
+        """Every source the input declares: its table, inline citation sources, then the
+        sources of the whole answer."""
         inline = [s.inline_source for s in self.spans if s.inline_source is not None]
-        return [source for _, source in self.sources] + inline
+        whole = [source for _, source in self.answer_sources]
+        return [source for _, source in self.sources] + inline + whole

@@ -84,6 +84,7 @@ class _Resolver:
         self.table = [source for _, source in raw.sources]
         self._shared: SharedText | None = None
         self.positions: dict[int, int] | None = None  # part index -> text part position
+        self.occurrences: dict[str, tuple[int, ...]] | None = None  # of anchored spans' texts
 
     def shared(self, index: TextIndex) -> SharedText:
         """The answer text the citations slice their ``text`` from (one per answer)."""
@@ -164,6 +165,8 @@ class _Resolver:
         self, span: RawSpan, index: TextIndex | None, parts: PartMap | None, hint: Hint
     ) -> Citation | None:
         """The citation of ``span``; ``hint``, its bytes and characters if placed in bulk."""
+        if span.anchor:
+            return self.anchored(span, index)
         # ints (and absent values) are the common case: checked without a call
         start = span.start
         if type(start) is not int:
@@ -223,6 +226,56 @@ class _Resolver:
             start, end, char_start, char_end, cited, sources, span.kind, score, source_scores,
             part, span.path,
         )  # fmt: skip
+
+    def anchored(self, span: RawSpan, index: TextIndex | None) -> Citation | None:
+        """A span without offsets (a grounded generation claim): where its text occurs in
+        the answer, when it occurs exactly once; otherwise a problem, never a guess."""
+        sources = self.sources(span)
+        wanted = span.segment_text
+        path = f"{span.path}.{span.names[0]}"
+        if sources is None:
+            return None
+        if not isinstance(wanted, str) or not wanted:
+            self.unplaced("claim-not-found", "the claim has no text to place it by", path)
+            return None
+        if index is None:
+            self.unplaced("claim-not-found", f"no answer text to find {_short(wanted)} in", path)
+            return None
+        text = index.text
+        if self.occurrences is None:
+            wanted_texts = [s.segment_text for s in self.raw.spans if s.anchor]
+            self.occurrences = occurrences(text, [w for w in wanted_texts if isinstance(w, str)])
+        hits = self.occurrences.get(wanted, ())
+        at = hits[0] if hits else -1
+        if at == -1:
+            self.unplaced(
+                "claim-not-found", f"the claim {_short(wanted)} is not in the answer text", path
+            )
+            return None
+        if len(hits) > 1:
+            again = hits[1]
+            self.unplaced(
+                "claim-ambiguous",
+                f"the claim {_short(wanted)} occurs at characters {at} and {again} of the "
+                "answer text: it could be either",
+                path,
+            )
+            return None
+        end = at + len(wanted)
+        score = None if span.score is None else self.score(span.score)
+        return Citation(
+            index.to_byte(at), index.to_byte(end), at, end, wanted, sources, span.kind, score,
+            (), None, span.path,
+        )  # fmt: skip
+
+    def unplaced(self, code: str, message: str, path: str) -> None:
+        """A span that cannot be placed by its text: raised under ``"strict"``, recorded
+        (and the span left out) otherwise."""
+        if self.mode == "strict":
+            raise _Stop(Problem(code, message, path))
+        if self.mode != "collect":
+            message += "; the span was left out"
+        self.problems.append(Problem(code, message, path))
 
     def locate(
         self,
@@ -392,20 +445,24 @@ class _Resolver:
         if span.inline_source is not None:
             return (span.inline_source,)
         table = self.table
-        size = len(table)
+        window = span.ref_window
+        if window is None:
+            base, size = 0, len(table)
+        else:  # the refs index a table of their own, at base in raw.sources
+            base, size = window[0], window[1]
         out: list[Source] = []
         ok = True
         if span.refs_not_a_list is not None:
             return self.not_a_list(span, span.refs_not_a_list)
         for j, value in enumerate(span.refs):
             if type(value) is int and 0 <= value < size:  # the common case, checked
-                out.append(table[value])
+                out.append(table[base + value])
                 continue
             number = self.reference(span, j, size)
             if number is None:
                 ok = False
             else:
-                out.append(table[number])
+                out.append(table[base + number])
         return tuple(out) if ok else None
 
     def not_a_list(self, span: RawSpan, value: object) -> tuple[Source, ...]:
@@ -427,6 +484,8 @@ class _Resolver:
         noun = "reference_id" if by_id else "chunk index"
         code = "reference-id" if by_id else "chunk-index"
         table = "references" if by_id else "grounding_chunks"
+        if span.ref_window is not None:
+            table = span.ref_window[2]
         value = span.refs[j]
         number: int | None = None
         if isinstance(value, int) and not isinstance(value, bool):
@@ -455,6 +514,58 @@ class _Resolver:
 def _at(text: str, wanted: str, start: int, end: int) -> bool:
     """Whether ``text[start:end] == wanted``, without copying the slice."""
     return end - start == len(wanted) and text.startswith(wanted, start)
+
+
+def occurrences(text: str, wanted: list[str]) -> dict[str, tuple[int, ...]]:
+    """Where each of ``wanted`` occurs in ``text``: its first two character positions
+    (one: it occurs once; none: not at all).
+
+    Few strings are looked for with ``str.find``; many (each search scans the text to
+    its end to rule out a second occurrence) in one pass over the positions where one
+    of them can start: a character that starts one of them, whose next few characters
+    start one of them too.
+
+    >>> occurrences("Köln, Köln und Bonn", ["Köln", "Bonn", "Rom"])
+    {'Köln': (0, 6), 'Bonn': (15,), 'Rom': ()}
+    """
+    distinct = list(dict.fromkeys(w for w in wanted if w))
+    found: dict[str, list[int]] = {w: [] for w in distinct}
+    if not distinct:
+        return {}
+    if len(distinct) * len(text) <= _FIND_BUDGET:
+        for w in distinct:
+            first = text.find(w)
+            if first != -1:
+                found[w].append(first)
+                second = text.find(w, first + 1)
+                if second != -1:
+                    found[w].append(second)
+    else:
+        # the strings by their first k characters, then by length: at a position, one
+        # slice and one lookup per length tells which of them starts there
+        k = min(8, min(map(len, distinct)))
+        heads: dict[str, dict[int, set[str]]] = {}
+        for w in distinct:
+            heads.setdefault(w[:k], {}).setdefault(len(w), set()).add(w)
+        groups = {head: tuple(by_length.items()) for head, by_length in heads.items()}
+        starts = re.compile("[" + "".join(sorted({re.escape(w[0]) for w in distinct})) + "]")
+        group_of = groups.get
+        for match in starts.finditer(text):
+            at = match.start()
+            group = group_of(text[at : at + k])
+            if group is not None:
+                for length, names in group:
+                    piece = text[at : at + length]
+                    if piece in names:
+                        places = found[piece]
+                        if len(places) < 2:
+                            places.append(at)
+    return {w: tuple(places) for w, places in found.items()}
+
+
+_FIND_BUDGET = 2_000_000
+"""Characters that ``str.find`` may scan (strings x text) before :func:`occurrences`
+takes its one pass instead."""
 
 
 def _unit_floats(values: tuple[object, ...]) -> bool:

@@ -39,7 +39,13 @@ def is_answer(obj: object) -> bool:
     for reference in items(obj, "references"):
         if any(get(reference, n) is not None for n in _REFERENCE_KINDS):
             return True
-    return string(obj, "state") in _ANSWER_STATES and string(obj, "name") is not None
+    resource = string(obj, "name")  # an AssistAnswer has a state and a name too, and replies
+    return (
+        string(obj, "state") in _ANSWER_STATES
+        and resource is not None
+        and "/assistAnswers/" not in resource
+        and get(obj, "replies") is None
+    )
 
 
 def is_query_response(obj: object) -> bool:

@@ -22,7 +22,20 @@ from grounding_protos._core.access import (
 )
 from grounding_protos._core.raw import InputShape, RawAnswer
 from grounding_protos._exceptions import ArgumentValueError, UnsupportedInputError
-from grounding_protos._inputs import answer, anthropic, bedrock, cohere, gemini, openai, search
+from grounding_protos._inputs import (
+    answer,
+    anthropic,
+    assist,
+    bedrock,
+    check_grounding,
+    cohere,
+    gemini,
+    grounded_generation,
+    interactions,
+    live,
+    openai,
+    search,
+)
 from grounding_protos._inputs.common import unsupported
 from grounding_protos._offsets import Unit
 
@@ -126,10 +139,17 @@ _DISCOVERY_ENGINE_MESSAGES: dict[str, InputShape] = {
     "SearchResponse": "search_response",
     "SearchResponse.Summary": "search_summary",
     "SearchResponse.Summary.SummaryWithMetadata": "summary_with_metadata",
+    "AssistAnswer": "assist_answer",
+    "StreamAssistResponse": "assist_response",
+    "AssistResponse": "assist_response",
+    "CheckGroundingResponse": "check_grounding_response",
+    "GenerateGroundedContentResponse": "grounded_generation_response",
 }
 # Gemini's messages, in the Gemini API's and Vertex AI's official clients
 _GEMINI_MESSAGES: dict[str, InputShape] = {
     "GenerateContentResponse": "gemini_response",
+    "GenerateAnswerResponse": "gemini_answer_response",
+    "BidiGenerateContentServerMessage": "live_server_message",
     "Candidate": "gemini_candidate",
     "GroundingMetadata": "grounding_metadata",
     "CitationMetadata": "citation_metadata",
@@ -153,10 +173,18 @@ def _keys(*names: str) -> frozenset[str]:
 
 
 READERS: tuple[Reader, ...] = (
+    Reader("grounded_generation_response", grounded_generation.is_response,
+           grounded_generation.read_grounded_generation, _keys("candidates")),
     Reader("gemini_response", gemini.is_response, gemini.read_response,
            _keys("candidates", "prompt_feedback")),
     Reader("answer_query_response", answer.is_query_response, answer.read_query_response,
            _keys("answer")),
+    Reader("gemini_answer_response", gemini.is_answer_response, gemini.read_answer_response,
+           _keys("answer")),
+    Reader("assist_response", assist.is_assist_response, assist.read_assist_response,
+           _keys("answer", "assist_token")),
+    Reader("assist_answer", assist.is_assist_answer, assist.read_assist_answer,
+           _keys("replies", "assist_skipped_reasons", "name")),
     Reader("answer", answer.is_answer, answer.read_bare_answer,
            _keys("answer_text", "answer_skipped_reasons", "citations", "grounding_supports",
                  "references", "state")),
@@ -167,6 +195,12 @@ READERS: tuple[Reader, ...] = (
                  "safety_attributes")),
     Reader("summary_with_metadata", search.is_summary_with_metadata,
            search.read_summary_with_metadata, _keys("summary")),
+    Reader("check_grounding_response", check_grounding.is_check_grounding,
+           check_grounding.read_check_grounding, _keys("claims", "cited_chunks", "cited_facts")),
+    Reader("live_server_message", live.is_live_message, live.read_live_message,
+           _keys("server_content")),
+    Reader("interaction", interactions.is_interaction, interactions.read_interaction,
+           _keys("steps")),
     Reader("openai_response", openai.is_response, openai.read_response, _keys("output")),
     Reader("openai_chat_completion", openai.is_chat_completion, openai.read_chat_completion,
            _keys("choices")),

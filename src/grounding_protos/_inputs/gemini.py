@@ -19,7 +19,18 @@ from grounding_protos._core.access import (
     titled,
     unwrap,
 )
-from grounding_protos._core.model import SearchInfo, Source, UrlStatus
+from grounding_protos._core.model import (
+    FileInfo,
+    ImageInfo,
+    PassageInfo,
+    PlaceInfo,
+    ReviewAuthor,
+    ReviewSnippet,
+    Route,
+    SearchInfo,
+    Source,
+    UrlStatus,
+)
 from grounding_protos._core.raw import RawAnswer, RawPart, RawSpan
 from grounding_protos._exceptions import UnsupportedInputError
 from grounding_protos._inputs.common import (
@@ -99,6 +110,23 @@ def is_citation_metadata(obj: object) -> bool:
     return False
 
 
+def is_answer_response(obj: object) -> bool:
+    """An AQA ``GenerateAnswerResponse``: an ``answer`` that is a Gemini candidate, beside
+    ``answerableProbability`` or ``inputFeedback``, or with grounding attributions."""
+    answer = unwrap(get(obj, "answer"))
+    if not is_record(answer) or not is_candidate(answer):
+        return False
+    return (
+        get(obj, "answerable_probability") is not None
+        or get(obj, "input_feedback") is not None
+        or nonempty_list(answer, "grounding_attributions")
+    )
+
+
+def read_answer_response(obj: object, candidate: int) -> RawAnswer:
+    return _read_candidate(unwrap(get(obj, "answer")), "answer.")
+
+
 def read_response(obj: object, candidate: int) -> RawAnswer:
     candidates = items(obj, "candidates")
     if not candidates and is_record(get(obj, "prompt_feedback")):
@@ -117,6 +145,11 @@ def read_response(obj: object, candidate: int) -> RawAnswer:
 
 def read_bare_candidate(obj: object, candidate: int) -> RawAnswer:
     return _read_candidate(obj, "")
+
+
+def read_candidate(candidate: object, prefix: str) -> RawAnswer:
+    """A Gemini candidate (or what reads as one: a Live turn), its paths after ``prefix``."""
+    return _read_candidate(candidate, prefix)
 
 
 def read_bare_grounding_metadata(obj: object, candidate: int) -> RawAnswer:
@@ -141,10 +174,12 @@ def _read_grounding_metadata(meta: object, prefix: str, raw: RawAnswer) -> None:
         rendered_content=text_or_none(get(entry, "rendered_content")),
         retrieval_queries=_strings(meta, "retrieval_queries"),
         url_statuses=raw.search.url_statuses,
+        image_queries=_strings(meta, "image_search_queries"),
     )
     raw.source_kind = "chunks"
+    flags = _flags(meta)
     for i, chunk in enumerate(items(meta, "grounding_chunks")):
-        raw.sources.append((f"{prefix}grounding_chunks[{i}]", _chunk_source(chunk, i)))
+        raw.sources.append((f"{prefix}grounding_chunks[{i}]", _chunk_source(chunk, i, flags)))
     for i, support in enumerate(items(meta, "grounding_supports")):
         path = f"{prefix}grounding_supports[{i}]"
         segment, indices, scores = fields(
@@ -171,7 +206,23 @@ def _read_grounding_metadata(meta: object, prefix: str, raw: RawAnswer) -> None:
         raw.spans.append(span)
 
 
-def _chunk_source(chunk: object, index: int) -> Source:
+def _flags(meta: object) -> dict[str, str] | None:
+    """``sourceFlaggingUris`` (Maps grounding) by the place or review id they flag."""
+    entries = items(meta, "source_flagging_uris")
+    if not entries:
+        return None
+    flags: dict[str, str] = {}
+    for entry in entries:
+        ident, uri = (
+            text_or_none(get(entry, "source_id")),
+            text_or_none(get(entry, "flag_content_uri")),
+        )
+        if ident is not None and uri is not None:
+            flags.setdefault(ident, uri)
+    return flags
+
+
+def _chunk_source(chunk: object, index: int, flags: dict[str, str] | None = None) -> Source:
     ident = str(index)
     web = get(chunk, "web")
     if web is not None:
@@ -183,17 +234,7 @@ def _chunk_source(chunk: object, index: int) -> Source:
         )
     context = get(chunk, "retrieved_context")
     if context is not None:
-        page = get(context, "page_number")
-        return titled(
-            context,
-            ident,
-            "retrieved_context",
-            document=text_or_none(get(context, "document_name")),
-            page=str(page) if isinstance(page, (int, str)) and page != "" else None,
-            text=text_or_none(get(context, "text")),
-            file_search_store=text_or_none(get(context, "file_search_store")),
-            custom_metadata=_custom_metadata(context),
-        )
+        return _context_source(context, ident)
     maps = get(chunk, "maps")
     if maps is not None:
         return titled(
@@ -201,9 +242,130 @@ def _chunk_source(chunk: object, index: int) -> Source:
             ident,
             "maps",
             text=text_or_none(get(maps, "text")),
-            place_id=text_or_none(get(maps, "place_id")),
+            details=place_info(maps, flags),
+        )
+    image = get(chunk, "image")
+    if image is not None:
+        image_uri = text_or_none(get(image, "image_uri"))
+        return Source(
+            uri=text_or_none(get(image, "source_uri")),
+            title=text_or_none(get(image, "title")),
+            id=ident,
+            kind="image",
+            domain=text_or_none(get(image, "domain")),
+            details=ImageInfo(image_uri=image_uri) if image_uri else None,
         )
     return Source(id=ident, kind="other")
+
+
+def _context_source(context: object, ident: str) -> Source:
+    """A ``retrievedContext`` chunk (File Search, RAG Engine, Vertex AI Search)."""
+    page = get(context, "page_number")
+    page = str(page) if isinstance(page, (int, str)) and page != "" else None
+    rag = get(context, "rag_chunk")
+    text = text_or_none(get(context, "text"))
+    first = last = None
+    chunk_id = file_id = None
+    if rag is not None:
+        if text is None:
+            text = text_or_none(get(rag, "text"))
+        span = get(rag, "page_span")
+        first, last = _page(get(span, "first_page")), _page(get(span, "last_page"))
+        if page is None and first is not None:
+            page = str(first) if last in (None, first) else f"{first}-{last}"
+        chunk_id = text_or_none(get(rag, "chunk_id"))
+        file_id = text_or_none(get(rag, "file_id"))
+    store = text_or_none(get(context, "file_search_store"))
+    media = text_or_none(get(context, "media_id"))
+    details = None
+    if store or media or first is not None or last is not None or chunk_id or file_id:
+        details = FileInfo(store, first, last, media, chunk_id, file_id)
+    return titled(
+        context,
+        ident,
+        "retrieved_context",
+        document=text_or_none(get(context, "document_name")),
+        page=page,
+        text=text,
+        custom_metadata=_custom_metadata(context),
+        details=details,
+    )
+
+
+def _page(value: object) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdecimal() and len(value) < 12:
+        return int(value)
+    return None
+
+
+def place_info(maps: object, flags: dict[str, str] | None = None) -> PlaceInfo | None:
+    """What a Maps chunk (or an Interactions ``place_citation``) says about its place:
+    the place id, the review snippets with their authors and flag links, the place's
+    flag link and route. ``flags`` are ``sourceFlaggingUris`` by place or review id."""
+    place_id = text_or_none(get(maps, "place_id"))
+    answer_sources = get(maps, "place_answer_sources")
+    snippets = items(answer_sources, "review_snippets") or items(answer_sources, "review_snippet")
+    if not snippets:
+        snippets = items(maps, "review_snippets")  # Interactions' place_citation
+    reviews = tuple(_review(snippet, flags) for snippet in snippets)
+    flag = text_or_none(get(answer_sources, "flag_content_uri"))
+    if flag is None and flags and place_id:
+        flag = flags.get(place_id)
+    route = get(maps, "route")
+    routed = None
+    if route is not None:
+        distance = get(route, "distance_meters")
+        duration = get(route, "duration")
+        routed = Route(
+            distance if isinstance(distance, int) and not isinstance(distance, bool) else None,
+            _duration(duration),
+            text_or_none(get(route, "encoded_polyline")),
+        )
+    if place_id is None and not reviews and flag is None and routed is None:
+        return None
+    return PlaceInfo(place_id, reviews, flag, routed)
+
+
+def _review(snippet: object, flags: dict[str, str] | None) -> ReviewSnippet:
+    author = get(snippet, "author_attribution")
+    by = None
+    if author is not None:
+        by = ReviewAuthor(
+            text_or_none(get(author, "display_name")),
+            text_or_none(get(author, "uri")),
+            text_or_none(get(author, "photo_uri")),
+        )
+    ident = text_or_none(get(snippet, "review_id"))
+    flag = text_or_none(get(snippet, "flag_content_uri"))
+    if flag is None and flags and ident:
+        flag = flags.get(ident)
+    return ReviewSnippet(
+        id=ident,
+        title=text_or_none(get(snippet, "title")),
+        uri=text_or_none(get(snippet, "google_maps_uri")) or text_or_none(get(snippet, "url")),
+        text=text_or_none(get(snippet, "review")),
+        author=by,
+        flag_uri=flag,
+        published=text_or_none(get(snippet, "relative_publish_time_description")),
+    )
+
+
+def _duration(value: object) -> str | None:
+    """A ``google.protobuf.Duration`` as its JSON spelling (``"90s"``); a string as it is."""
+    if isinstance(value, str):
+        return value or None
+    seconds, nanos = get(value, "seconds"), get(value, "nanos")
+    if isinstance(seconds, int) or isinstance(nanos, int):
+        total = (seconds or 0) + (nanos or 0) / 1e9
+        return f"{total:g}s"
+    total_seconds = getattr(value, "total_seconds", None)  # a datetime.timedelta
+    if callable(total_seconds):
+        return f"{total_seconds():g}s"
+    return None
 
 
 def _custom_metadata(obj: object) -> tuple[tuple[str, str], ...]:
@@ -292,7 +454,45 @@ def _read_candidate(candidate: object, prefix: str) -> RawAnswer:
         cited = RawAnswer("citation_metadata", "")
         _read_citation_metadata(unwrap(citations), f"{prefix}citation_metadata.", cited)
         raw.spans.extend(cited.spans)
+    attributions = items(candidate, "grounding_attributions")
+    if attributions:
+        for i, attribution in enumerate(attributions):
+            raw.answer_sources.append(
+                (f"{prefix}grounding_attributions[{i}]", _attribution_source(attribution, i))
+            )
     return raw
+
+
+def _attribution_source(attribution: object, index: int) -> Source:
+    """An AQA ``GroundingAttribution``: a source of the whole answer (it has no span).
+
+    ``sourceId.groundingPassage`` names an inline passage of the request (its id, the
+    part of its content); ``sourceId.semanticRetrieverChunk`` a chunk of a corpus or
+    document (``source``) by name (``chunk``). ``content`` is the attributed text."""
+    source_id = get(attribution, "source_id")
+    texts = [t for t in (get(p, "text") for p in items(get(attribution, "content"), "parts"))
+             if isinstance(t, str) and t]  # fmt: skip
+    text = "".join(texts) or None
+    passage = get(source_id, "grounding_passage")
+    if passage is not None:
+        part = get(passage, "part_index")  # an int32 proto3 JSON omits when 0
+        part = part if isinstance(part, int) and not isinstance(part, bool) else 0
+        return Source(
+            id=text_or_none(get(passage, "passage_id")) or str(index),
+            kind="passage",
+            text=text,
+            details=PassageInfo(part),
+        )
+    chunk = get(source_id, "semantic_retriever_chunk")
+    if chunk is not None:
+        return Source(
+            id=str(index),
+            kind="chunk",
+            document=text_or_none(get(chunk, "source")),
+            chunk=text_or_none(get(chunk, "chunk")),
+            text=text,
+        )
+    return Source(id=str(index), kind="other", text=text)
 
 
 def _parts(parts: Sequence[object]) -> Iterator[RawPart]:

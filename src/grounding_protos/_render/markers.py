@@ -22,7 +22,16 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final, Literal
 
-from grounding_protos._core.model import Citation, SearchInfo, Source
+from grounding_protos._core.model import (
+    Citation,
+    FileInfo,
+    ImageInfo,
+    PlaceInfo,
+    ReviewSnippet,
+    Route,
+    SearchInfo,
+    Source,
+)
 from grounding_protos._exceptions import ArgumentTypeError, ArgumentValueError
 from grounding_protos._offsets import SpanSnap
 from grounding_protos._public import public
@@ -242,7 +251,13 @@ def source_list(
     ``data:``) is shown as escaped text. A source without a title shows its label
     (:attr:`Source.label`).
 
-    >>> from grounding_protos.citations import Citation, Source
+    What a kind of source carries besides its label follows it: a Google Maps place
+    is attributed to Google Maps, with its link to report the content, and its review
+    snippets (author, review, their own report links) and route on lines below, as
+    Google's Maps grounding terms ask (``docs/render.md``); an image links the image;
+    a RAG chunk gives its pages.
+
+    >>> from grounding_protos._core.model import Citation, SearchInfo, Source
     >>> a = Source(uri="https://a.example/dom", title="Der Dom [Köln]")
     >>> b = Source(uri="javascript:alert(1)", title="Trap")
     >>> cites = [Citation(0, 3, None, None, None, (a, b))]
@@ -265,21 +280,24 @@ def source_list(
     if style == "markdown":
         entry = _footnote_entry if footnotes else _markdown_entry
         lines = [entry(n, s) for n, s in numbered]
+        indent = "    " if footnotes else "  "
+        subs = [[f"{indent}- {line}" for line in _md_details(s)] for _, s in numbered]
     elif style == "plain":
         lines = [_plain_entry(n, s) for n, s in numbered]
+        subs = [[f"    {line}" for line in _plain_details(s)] for _, s in numbered]
     else:
         lines = [_html_entry(n, s, id_prefix, n > cited) for n, s in numbered]
         return '<ol class="gp-sources">\n' + "\n".join(lines) + "\n</ol>"
     for i in range(cited, len(lines)):
         lines[i] += " (not cited)"
-    return "\n".join(lines)
+    return "\n".join(line for head, sub in zip(lines, subs, strict=True) for line in (head, *sub))
 
 
 def search_notes(search: SearchInfo, style: ListStyle = "markdown") -> str:
     """The search queries of a response, to show under its sources (``""`` when none).
 
-    Lists ``queries`` (web search) and ``retrieval_queries``, and URL-context
-    retrievals that failed. The Search Suggestions chip (``rendered_content``) is HTML
+    Lists ``queries`` (web search), ``retrieval_queries`` and ``image_queries``, and
+    URL-context retrievals that failed. The Search Suggestions chip (``rendered_content``) is HTML
     that only the HTML view shows (in a sandboxed frame).
 
     >>> from grounding_protos.citations import SearchInfo
@@ -291,12 +309,13 @@ def search_notes(search: SearchInfo, style: ListStyle = "markdown") -> str:
     rows = [
         ("Search queries", search.queries),
         ("Retrieval queries", search.retrieval_queries),
+        ("Image search queries", search.image_queries),
         (
             "URLs not retrieved",
             tuple(
                 f"{u.url} ({u.status})"
                 for u in search.url_statuses
-                if u.status not in ("", "URL_RETRIEVAL_STATUS_SUCCESS")
+                if u.status not in ("", "URL_RETRIEVAL_STATUS_SUCCESS", "success")
             ),
         ),
     ]
@@ -403,7 +422,189 @@ def _shown_uri(source: Source) -> str | None:
 def _plain_entry(n: int, source: Source) -> str:
     label = _one_line(source.label)
     uri = _shown_uri(source)
-    return f"[{n}] {label} — {_one_line(uri)}" if uri else f"[{n}] {label}"
+    head = f"[{n}] {label} — {_one_line(uri)}" if uri else f"[{n}] {label}"
+    return head + _plain_suffix(source)
+
+
+# --- What a kind of source shows besides its label -----------------------------------------
+
+MAPS_ATTRIBUTION: Final = "Google Maps"
+"""The text attribution a Google Maps source carries (Google Maps attribution guidelines:
+"Google Maps", not "Google")."""
+
+
+def _place(source: Source) -> PlaceInfo | None:
+    details = source.details
+    return details if type(details) is PlaceInfo else None
+
+
+def _pages(source: Source) -> str | None:
+    details = source.details
+    if type(details) is not FileInfo or details.first_page is None:
+        return None
+    first, last = details.first_page, details.last_page
+    return f"p. {first}" if last in (None, first) else f"pp. {first}-{last}"
+
+
+def _image(source: Source) -> str | None:
+    details = source.details
+    return details.image_uri if type(details) is ImageInfo else None
+
+
+def _route(route: Route) -> str:
+    parts = []
+    if route.distance_meters is not None:
+        meters = route.distance_meters
+        parts.append(f"{meters / 1000:.1f} km" if meters >= 1000 else f"{meters} m")
+    if route.duration:
+        seconds = route.duration.removesuffix("s")
+        try:
+            minutes = round(float(seconds) / 60)
+        except ValueError:
+            parts.append(route.duration)
+        else:
+            parts.append(f"{minutes} min" if minutes else f"{route.duration}")
+    return "Route: " + (", ".join(parts) or "(no distance or duration)")
+
+
+def _review_words(review: ReviewSnippet) -> str:
+    """What a review shows as text: its title, else an excerpt of the review."""
+    words = review.title or (review.text and _excerpt(review.text)) or review.id or "review"
+    return f"“{_one_line(words)}”"
+
+
+def _excerpt(text: str, limit: int = 120) -> str:
+    flat = _one_line(text)
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def _md_link(text: str, uri: str | None) -> str:
+    """Markdown link text (already escaped) to ``uri``, or the text and the URI as text."""
+    if uri and _LINKABLE.match(uri):
+        return f"[{text}](<{_md_destination(uri)}>)"
+    return f"{text} ({_md_text(uri)})" if uri else text
+
+
+def _md_details(source: Source) -> list[str]:
+    """The lines under a Markdown entry: a place's reviews and route."""
+    place = _place(source)
+    if place is None:
+        return []
+    lines = []
+    for review in place.reviews:
+        author = review.author
+        line = "Review"
+        if author is not None and author.name:
+            line += " by " + _md_link(_md_text(author.name), author.uri)
+        if review.published:
+            line += f", {_md_text(review.published)}"
+        line += ": " + _md_link(_md_text(_review_words(review)), review.uri)
+        if review.flag_uri:
+            line += " · " + _md_link("Report", review.flag_uri)
+        lines.append(line)
+    if place.route is not None:
+        lines.append(_md_text(_route(place.route)))
+    return lines
+
+
+def _md_suffix(source: Source) -> str:
+    """What follows a Markdown entry's label on its line."""
+    out = ""
+    if source.kind == "maps" or _place(source) is not None:
+        out += f" · {MAPS_ATTRIBUTION}"
+        place = _place(source)
+        if place is not None and place.flag_uri:
+            out += " · " + _md_link("Report", place.flag_uri)
+    image = _image(source)
+    if image:
+        out += " · " + _md_link("image", image)
+    pages = _pages(source)
+    if pages:
+        out += f" · {pages}"
+    return out
+
+
+def _plain_details(source: Source) -> list[str]:
+    place = _place(source)
+    if place is None:
+        return []
+    lines = []
+    for review in place.reviews:
+        author = review.author
+        line = "Review"
+        if author is not None and author.name:
+            line += f" by {_one_line(author.name)}"
+            if author.uri:
+                line += f" ({_one_line(author.uri)})"
+        if review.published:
+            line += f", {_one_line(review.published)}"
+        line += f": {_review_words(review)}"
+        if review.uri:
+            line += f" — {_one_line(review.uri)}"
+        if review.flag_uri:
+            line += f" · report: {_one_line(review.flag_uri)}"
+        lines.append(line)
+    if place.route is not None:
+        lines.append(_route(place.route))
+    return lines
+
+
+def _plain_suffix(source: Source) -> str:
+    out = ""
+    if source.kind == "maps" or _place(source) is not None:
+        out += f" · {MAPS_ATTRIBUTION}"
+        place = _place(source)
+        if place is not None and place.flag_uri:
+            out += f" · report: {_one_line(place.flag_uri)}"
+    image = _image(source)
+    if image:
+        out += f" · image: {_one_line(image)}"
+    pages = _pages(source)
+    if pages:
+        out += f" · {pages}"
+    return out
+
+
+def _html_link(text: str, uri: str | None, css: str = "") -> str:
+    """An escaped link to an http(s) ``uri``, else the text and the URI as text."""
+    klass = f' class="{css}"' if css else ""
+    if uri and _LINKABLE.match(uri):
+        return f'<a{klass} href="{attr(uri)}">{_html_escape(text)}</a>'
+    return f"{_html_escape(text)} ({_html_escape(uri)})" if uri else _html_escape(text)
+
+
+def _html_details(source: Source) -> tuple[str, str]:
+    """What follows an HTML entry's label: attribution, report and image links, pages;
+    and a place's reviews and route as a nested list."""
+    out = ""
+    place = _place(source)
+    if source.kind == "maps" or place is not None:
+        out += f' <span class="gp-attribution">{MAPS_ATTRIBUTION}</span>'
+        if place is not None and place.flag_uri:
+            out += " " + _html_link("Report", place.flag_uri, "gp-flag")
+    image = _image(source)
+    if image:
+        out += " · " + _html_link("image", image)
+    pages = _pages(source)
+    if pages:
+        out += f" · {pages}"
+    if place is None or not (place.reviews or place.route is not None):
+        return out, ""
+    items = []
+    for review in place.reviews:
+        author = review.author
+        line = "Review"
+        if author is not None and author.name:
+            line += " by " + _html_link(_one_line(author.name), author.uri)
+        if review.published:
+            line += f", {_html_escape(_one_line(review.published))}"
+        line += ": " + _html_link(_review_words(review), review.uri)
+        if review.flag_uri:
+            line += " " + _html_link("Report", review.flag_uri, "gp-flag")
+        items.append(f"<li>{line}</li>")
+    if place.route is not None:
+        items.append(f"<li>{_html_escape(_route(place.route))}</li>")
+    return out, '<ul class="gp-reviews">' + "".join(items) + "</ul>"
 
 
 def _md_text(value: str) -> str:
@@ -420,9 +621,11 @@ def _md_destination(uri: str) -> str:
 def _markdown_entry(n: int, source: Source) -> str:
     label = _md_text(source.label)
     if source.uri and _LINKABLE.match(source.uri):
-        return f"- [{n}] [{label}](<{_md_destination(source.uri)}>)"
-    uri = _shown_uri(source)
-    return f"- [{n}] {label} — {_md_text(uri)}" if uri else f"- [{n}] {label}"
+        head = f"- [{n}] [{label}](<{_md_destination(source.uri)}>)"
+    else:
+        uri = _shown_uri(source)
+        head = f"- [{n}] {label} — {_md_text(uri)}" if uri else f"- [{n}] {label}"
+    return head + _md_suffix(source)
 
 
 def _footnote_entry(n: int, source: Source) -> str:
@@ -436,9 +639,11 @@ def _html_entry(n: int, source: Source, id_prefix: str, uncited: bool = False) -
     else:
         uri = _shown_uri(source)
         body = f"{label} — {_html_escape(uri)}" if uri else label
+    inline, nested = _html_details(source)
+    body += inline
     if uncited:
-        return f'<li id="{attr(id_prefix)}{n}" class="gp-uncited">{body} (not cited)</li>'
-    return f'<li id="{attr(id_prefix)}{n}">{body}</li>'
+        return f'<li id="{attr(id_prefix)}{n}" class="gp-uncited">{body} (not cited){nested}</li>'
+    return f'<li id="{attr(id_prefix)}{n}">{body}{nested}</li>'
 
 
 public("grounding_protos.citations", render, number_sources, source_list, search_notes)

@@ -102,6 +102,11 @@ ol.gp-sources li { margin: 0.25rem 0; padding: 0.1rem 0.4rem; border-radius: 4px
 ol.gp-sources li:target { background: #fff1a8; }
 ol.gp-sources a { color: #1f5bd6; }
 ol.gp-sources li.gp-uncited { color: #5b6475; }
+ul.gp-reviews { margin: 0.15rem 0 0.3rem; padding-left: 1.4rem; font-size: 0.92rem; }
+ul.gp-reviews li { margin: 0.1rem 0; padding: 0; }
+.gp-attribution { color: #5b6475; font-size: 0.85rem; }
+.gp-attribution::before { content: "· "; }
+a.gp-flag { font-size: 0.85rem; color: #8a5a00; }
 p.gp-queries { margin: 0.8rem 0 0.2rem; color: #5b6475; font-size: 0.9rem; }
 ul.gp-queries { margin: 0; padding-left: 2.2rem; overflow-wrap: break-word; }
 iframe.gp-suggestions { width: 100%; height: 4.5rem; border: 0; margin-top: 0.6rem; }

@@ -86,7 +86,8 @@ class SSEParser:
 
         Raises:
             StreamError: an ``event: error`` event, an event type other than
-                ``message``, or ``data`` that is not JSON.
+                ``message`` (unless its data repeats it as ``event_type``, as the
+                Interactions API's events do), or ``data`` that is not JSON.
         """
         if self._pending_cr and piece.startswith("\n"):  # a CRLF split between pieces
             piece = piece[1:]
@@ -152,6 +153,11 @@ def _event_value(number: int, kind: str, data: str) -> object:
         said = error_text(error) if isinstance(error, Mapping) else _shown(data)
         raise StreamError(f"the stream reports an error: {said}", event=number)
     if kind not in ("", "message"):
+        # A stream whose events repeat their SSE name in their data (the Interactions
+        # API's "event_type") is that data; any other named event is not a response.
+        value = decode_json(number, data) if '"event_type"' in data else None
+        if isinstance(value, Mapping) and value.get("event_type") == kind:
+            return value
         raise StreamError(
             f"event type {shown(kind)} is not part of a Gemini response stream "
             f"(data {_shown(data)})",

@@ -10,19 +10,20 @@ from __future__ import annotations
 
 import itertools
 from bisect import bisect_left, bisect_right
-from collections.abc import AsyncIterable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import IO, Any
 
 from google.protobuf.message import Message
 
-from grounding_protos._citations.read import read
+from grounding_protos._citations.read import read  # noqa: F401 (the docstrings' :func:`read`)
 from grounding_protos._core.access import get
 from grounding_protos._core.model import Citation, Grounded, Problem, SpanPolicy
 from grounding_protos._exceptions import CitationError, OffsetError, StreamError
 from grounding_protos._inputs.dispatch import classify
 from grounding_protos._offsets import SpanSnap
 from grounding_protos._public import public
+from grounding_protos._streams import assist, grounded_generation, interactions, live
 from grounding_protos._streams.answer import merge_answer_chunks
 from grounding_protos._streams.common import ReadOptions, text_line
 from grounding_protos._streams.gemini import (
@@ -165,6 +166,7 @@ def read_stream(
         and stream
         and not isinstance(stream[0], (str, bytes, bytearray))
         and not _is_answer_chunk(stream[0])
+        and _merger_of(stream[0]) is None
     ):  # a list of chunks: what stream_items() would number, without an Item per chunk
         for number, chunk in enumerate(stream, 1):
             add(number, chunk)
@@ -175,6 +177,9 @@ def read_stream(
         return merger.grounded(options, final=True)  # no event: StreamError
     if not isinstance(first, Truncated) and _is_answer_chunk(first[1]):
         return _read_answers(itertools.chain([first], events), options)
+    merge = None if isinstance(first, Truncated) else _merger_of(_decoded(*first))
+    if merge is not None:
+        return _read_merged(itertools.chain([first], events), options, merge)
     for item in itertools.chain([first], events):
         if type(item) is Truncated:
             merger.truncated(item)
@@ -197,35 +202,18 @@ def _is_answer_chunk(value: object) -> bool:
 def _read_answers(events: Iterable[Item], options: ReadOptions) -> Grounded:
     """``read`` of the ``Answer`` that the chunks of a streamed answer merge into
     (``_streams.answer.merge_answer_chunks``: each chunk a delta of the text)."""
-    merged, problems = merge_answer_stream(events)
-    grounded = read(
-        merged, text=options.text, errors=options.errors, snap=options.snap, clamp=options.clamp
-    )
-    return replace(grounded, problems=[*grounded.problems, *problems])
+    return _read_merged(events, options, _merge_answers)
 
 
-def merge_answer_stream(events: Iterable[Item]) -> tuple[dict[str, Any], list[Problem]]:
-    """The ``Answer`` (a JSON dict) that the numbered events of a streamed Discovery
-    Engine answer merge into, and what the stream lacked (``stream-truncated``,
-    ``stream-incomplete``); the command line reads recordings through it too.
-
-    Raises:
-        StreamError: an event is not part of a streamed answer, naming its number.
-    """
+def _merge_answers(events: Iterable[tuple[int, object]]) -> tuple[object, list[Problem]]:
     chunks: list[object] = []
-    problems: list[Problem] = []
-    for item in events:
-        if isinstance(item, Truncated):
-            problems.append(Problem("stream-truncated", item.message, ""))
-            break
-        number, value = item
-        if isinstance(value, (str, bytes, bytearray)):
-            value = decode_text(number, bytes(value) if isinstance(value, bytearray) else value)
+    for number, value in events:
         if not _is_answer_chunk(value):
             raise StreamError("not a part of a streamed Discovery Engine answer", event=number)
         chunks.append(value)
     merged = merge_answer_chunks(chunks)
     state = merged.get("state")
+    problems = []
     if state in (None, "STREAMING", "IN_PROGRESS", "STATE_UNSPECIFIED"):
         problems.append(
             Problem(
@@ -237,6 +225,104 @@ def merge_answer_stream(events: Iterable[Item]) -> tuple[dict[str, Any], list[Pr
             )
         )
     return merged, problems
+
+
+# --- Other Google surfaces: each stream merged into its own final response ------------------
+
+Merge = Callable[[Iterable[tuple[int, object]]], tuple[object, list[Problem]]]
+_MERGERS: tuple[tuple[Callable[[object], bool], Merge], ...] = (
+    (interactions.is_event, interactions.merge_numbered),
+    (assist.is_chunk, assist.merge_assist_chunks),
+    (grounded_generation.is_chunk, grounded_generation.merge_grounded_chunks),
+    (live.is_message, live.merge_turn),
+)
+"""Streams of surfaces other than ``generateContent`` and ``:streamAnswer``: how their
+first chunk is recognized, and the merger of their chunks (numbered as they arrived)
+into the surface's own final response, with what merging found."""
+
+
+def _merger_of(value: object) -> Merge | None:
+    for recognizes, merge in _MERGERS:
+        if recognizes(value):
+            return merge
+    return None
+
+
+def surface_merger(value: object) -> Merge | None:
+    """The merger of a stream whose first chunk is ``value``, when it is not a
+    ``generateContent`` stream (a ``:streamAnswer``, an Interactions stream, ...):
+    it merges the numbered chunks into the surface's final response and says what it
+    found. ``None`` for a Gemini chunk (``_streams.gemini.Merger``)."""
+    value = _decoded(1, value)
+    if _is_answer_chunk(value):
+        return _merge_answers
+    return _merger_of(value)
+
+
+def _decoded(number: int, value: object) -> object:
+    """A chunk given as JSON text (or one SSE event), decoded; anything else as it is."""
+    if isinstance(value, (str, bytes, bytearray)):
+        try:
+            return decode_text(number, bytes(value) if isinstance(value, bytearray) else value)
+        except StreamError:
+            return value  # the Gemini path reports it
+    return value
+
+
+def _read_merged(events: Iterable[Item], options: ReadOptions, merge: Merge) -> Grounded:
+    """``read`` of the response a surface's stream merges into, with the stream's problems."""
+    truncated: list[Problem] = []
+
+    def numbered() -> Iterator[tuple[int, object]]:
+        for item in events:
+            if isinstance(item, Truncated):
+                truncated.append(Problem("stream-truncated", item.message, ""))
+                return
+            yield item[0], _decoded(*item)
+
+    merged, problems = merge(numbered())
+    grounded = options.read(merged)
+    return replace(grounded, problems=[*grounded.problems, *truncated, *problems])
+
+
+def read_turns(
+    stream: object,
+    *,
+    snap: SpanSnap | None = None,
+    clamp: bool = False,
+    errors: SpanPolicy = "repair",
+) -> list[Grounded]:
+    """Every turn of a recorded Gemini Live session, each read as its own answer.
+
+    ``stream`` is what :func:`read_stream` takes (an iterable of ``LiveServerMessage``
+    objects, dicts or JSON text; a JSON array, or JSON lines as SSE ``data:`` events). A
+    turn is the messages up to one with ``turnComplete``; a last turn the session left
+    unfinished is read too, with a ``stream-incomplete`` problem. For a session as it
+    runs, feed a :class:`~grounding_protos._streams.live.TurnReader` instead.
+
+    >>> turns = read_turns([
+    ...     {"setupComplete": {}},
+    ...     {"serverContent": {"modelTurn": {"parts": [{"text": "Köln."}]}, "turnComplete": True}},
+    ...     {"serverContent": {"modelTurn": {"parts": [{"text": "東京。"}]}, "turnComplete": True}},
+    ... ])
+    >>> [t.text for t in turns]
+    ['Köln.', '東京。']
+
+    Raises:
+        StreamError: a message that is not a Live server message.
+    """
+    reader = live.TurnReader(snap=snap, clamp=clamp, errors=errors)
+    turns: list[Grounded] = []
+    for item in stream_items(stream):
+        if isinstance(item, Truncated):
+            break
+        turn = reader.feed(item[1])
+        if turn is not None:
+            turns.append(turn)
+    last = reader.finish()
+    if last is not None:
+        turns.append(last)
+    return turns
 
 
 async def aread_stream(
@@ -267,15 +353,19 @@ async def aread_stream(
     options = ReadOptions(candidate, text, snap, clamp, errors)
     merger = Merger()
     answers: list[Item] = []
+    merge: Merge | None = None
     async for item in _async_items(stream):
         if answers or (not isinstance(item, Truncated) and not merger.events
-                       and _is_answer_chunk(item[1])):  # fmt: skip
+                       and (_is_answer_chunk(item[1])
+                            or (merge := _merger_of(_decoded(*item))) is not None)):  # fmt: skip
             answers.append(item)
             continue
         if isinstance(item, Truncated):
             merger.truncated(item)
             break
         merger.add(item.number, item.value)
+    if answers and merge is not None:
+        return _read_merged(answers, options, merge)
     if answers:
         return _read_answers(answers, options)
     return merger.grounded(options, final=True)
