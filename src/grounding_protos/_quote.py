@@ -46,7 +46,7 @@ def shown(value: object, limit: int = SHOWN_LIMIT) -> str:
     try:
         text = _REPR.repr(value)  # bounded in depth, items and string lengths
     except Exception:  # a hostile __repr__
-        text = f"<a {type(value).__name__}>"
+        text = f"<a {type(value).__name__} too large to show>"
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
