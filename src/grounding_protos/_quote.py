@@ -48,7 +48,7 @@ def shown(value: object, limit: int = SHOWN_LIMIT) -> str:
     except ValueError:  # an int inside with more digits than str() may print
         text = f"<a {type(value).__name__} too large to show>"
     except Exception:  # a hostile __repr__
-        text = f"<a {type(value).__name__}>"
+        text = f"<a {type(value).__name__} too large to show>"
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
