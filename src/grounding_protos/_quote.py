@@ -45,9 +45,7 @@ def shown(value: object, limit: int = SHOWN_LIMIT) -> str:
         return text if len(text) <= limit else f"<an integer of {digits:,} digits>"
     try:
         text = _REPR.repr(value)  # bounded in depth, items and string lengths
-    except ValueError:  # an int inside with more digits than str() may print
-        text = f"<a {type(value).__name__} too large to show>"
-    except Exception:  # a hostile __repr__
+    except Exception:  # an int inside too long for str(), a hostile __repr__
         text = f"<a {type(value).__name__} too large to show>"
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
