@@ -516,27 +516,6 @@ setattr(Citation, "__getstate__", _citation_getstate)  # noqa: B010
 setattr(Citation, "__setstate__", _citation_setstate)  # noqa: B010
 
 
-def shared_citation(
-    start: int,
-    end: int,
-    char_start: int,
-    char_end: int,
-    text: SharedText,
-    sources: tuple[Source, ...],
-    kind: CitationKind,
-    score: float | None,
-    source_scores: tuple[float, ...],
-    part: int | None,
-    path: str,
-) -> Citation:
-    """A :class:`Citation` whose ``text`` is ``text.text[char_start:char_end]``, sliced
-    when asked (what ``resolve`` builds)."""
-    return Citation(
-        start, end, char_start, char_end, text, sources, kind, score, source_scores,  # type: ignore[arg-type]
-        part, path,
-    )  # fmt: skip
-
-
 def replace_citation(citation: Citation, **changes: object) -> Citation:
     """``dataclasses.replace(citation, **changes)``, still sharing the answer text when
     neither the text nor the characters change (``dataclasses.replace`` copies it)."""

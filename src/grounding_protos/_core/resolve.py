@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Literal, NoReturn
 
-from grounding_protos._core.model import Citation, Problem, SharedText, Source, shared_citation
+from grounding_protos._core.model import Citation, Problem, SharedText, Source
 from grounding_protos._core.raw import RawAnswer, RawSpan
 from grounding_protos._exceptions import (
     CitationError,
@@ -82,16 +82,11 @@ class _Resolver:
         self.problems: list[Problem] = []
         self.extents: dict[tuple[int, int], tuple[int, int]] = {}  # part chars -> unit bounds
         self.table = [source for _, source in raw.sources]
+        # the answer text the citations slice their ``text`` from (one per answer): a
+        # Citation given a SharedText as its text (model.py) slices it when asked
         self._shared: SharedText | None = None
         self.positions: dict[int, int] | None = None  # part index -> text part position
         self.occurrences: dict[str, tuple[int, ...]] | None = None  # of anchored spans' texts
-
-    def shared(self, index: TextIndex) -> SharedText:
-        """The answer text the citations slice their ``text`` from (one per answer)."""
-        shared = self._shared
-        if shared is None or shared.text is not index.text:
-            shared = self._shared = SharedText(index.text)
-        return shared
 
     def report(self, code: str, message: str, path: str) -> None:
         """A problem of one span: raised, recorded as a skip, or collected, by the mode."""
@@ -192,7 +187,10 @@ class _Resolver:
         if type(cited) is not str:
             cited = None
         if index is not None:
-            if hint is not None and (cited is None or _at(index.text, cited, hint[2], hint[3])):
+            if hint is not None and (
+                cited is None
+                or (len(cited) == hint[3] - hint[2] and index.text.startswith(cited, hint[2]))
+            ):
                 # placed in bulk (whole-text offsets in range) and its text agrees
                 start, end, char_start, char_end = hint
             else:
@@ -201,9 +199,12 @@ class _Resolver:
                     return None
                 start, end, char_start, char_end = located
             # the cited text is sliced from the one answer text when asked: no copy
-            return shared_citation(
-                start, end, char_start, char_end, self.shared(index), sources, span.kind,
-                score, source_scores, part, span.path,
+            shared = self._shared
+            if shared is None or shared.text is not index.text:
+                shared = self._shared = SharedText(index.text)
+            return Citation(
+                start, end, char_start, char_end, shared, sources,  # type: ignore[arg-type]
+                span.kind, score, source_scores, part, span.path,
             )  # fmt: skip
         if start > end:
             self.report(

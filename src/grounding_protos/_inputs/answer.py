@@ -79,14 +79,13 @@ def _read_answer(answer: object, prefix: str) -> RawAnswer:
     for name, kind in kinds:
         for i, item in enumerate(items(answer, name)):
             path = f"{prefix}{name}[{i}]"
-            sources = get(item, "sources")
             span = RawSpan(
                 path, get(item, "start_index"), get(item, "end_index"), kind,
                 refs=[get(source, "reference_id") for source in items(item, "sources")],
                 ref_kind="reference_id", ref_path=".sources[{}].reference_id",
             )  # fmt: skip
-            if not_a_list(sources):  # reported by resolve
-                span.refs_not_a_list = sources
+            if not span.refs and not_a_list(sources := get(item, "sources")):
+                span.refs_not_a_list = sources  # a value that is no list: resolve reports it
             if kind == "support":
                 span.score = get(item, "grounding_score")
             raw.spans.append(span)
