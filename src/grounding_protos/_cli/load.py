@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import IO, TYPE_CHECKING, Final
 
 from grounding_protos._cli.io import (
@@ -38,7 +38,6 @@ from grounding_protos._cli.options import Options
 if TYPE_CHECKING:
     from grounding_protos._core.model import Problem
     from grounding_protos._streams.parse import Item
-    from grounding_protos._streams.read import Merge
 
 # Problems after which the output is not the whole answer: the exit status is 1.
 SERIOUS: Final = frozenset({"stream-incomplete", "stream-truncated", "stream-grounding-replaced"})
@@ -140,7 +139,7 @@ def _merge(
     from grounding_protos._exceptions import StreamError
     from grounding_protos._streams.gemini import Merger
     from grounding_protos._streams.parse import Truncated
-    from grounding_protos._streams.read import surface_merger
+    from grounding_protos._streams.read import merge_items, surface_merger
 
     merger = Merger()
     shown = False
@@ -152,7 +151,7 @@ def _merge(
         if not isinstance(first, Truncated):
             other = surface_merger(first.value)
             if other is not None:  # another surface's stream: merged by its own merger
-                return _merge_surface(other, itertools.chain([first], items))
+                return merge_items(other, itertools.chain([first], items))
         for item in itertools.chain([first], items):
             if isinstance(item, Truncated):
                 merger.truncated(item)
@@ -173,21 +172,3 @@ def _merge(
         raise Failure(at(label, "the stream holds no response: 0 events"))
     problems = merger.stream_problems(options.candidate) + merger.incomplete(options.candidate)
     return merger.merged(), problems
-
-
-def _merge_surface(merge: Merge, items: Iterable[Item]) -> tuple[object, list[Problem]]:
-    """A stream of another surface than ``generateContent``, merged by its own merger."""
-    from grounding_protos._core.model import Problem
-    from grounding_protos._streams.parse import Truncated
-
-    truncated: list[Problem] = []
-
-    def numbered() -> Iterator[tuple[int, object]]:
-        for item in items:
-            if isinstance(item, Truncated):
-                truncated.append(Problem("stream-truncated", item.message, ""))
-                return
-            yield item.number, item.value
-
-    merged, problems = merge(numbered())
-    return merged, [*truncated, *problems]

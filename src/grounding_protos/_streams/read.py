@@ -269,8 +269,10 @@ def _decoded(number: int, value: object) -> object:
     return value
 
 
-def _read_merged(events: Iterable[Item], options: ReadOptions, merge: Merge) -> Grounded:
-    """``read`` of the response a surface's stream merges into, with the stream's problems."""
+def merge_items(merge: Merge, events: Iterable[Item]) -> tuple[object, list[Problem]]:
+    """The response a surface's numbered stream items merge into (``merge`` is its
+    merger, from :func:`surface_merger`), and what the stream lacked: a truncation
+    (``stream-truncated``) first, then what merging found."""
     truncated: list[Problem] = []
 
     def numbered() -> Iterator[tuple[int, object]]:
@@ -281,8 +283,14 @@ def _read_merged(events: Iterable[Item], options: ReadOptions, merge: Merge) -> 
             yield item[0], _decoded(*item)
 
     merged, problems = merge(numbered())
+    return merged, [*truncated, *problems]
+
+
+def _read_merged(events: Iterable[Item], options: ReadOptions, merge: Merge) -> Grounded:
+    """``read`` of the response a surface's stream merges into, with the stream's problems."""
+    merged, problems = merge_items(merge, events)
     grounded = options.read(merged)
-    return replace(grounded, problems=[*grounded.problems, *truncated, *problems])
+    return replace(grounded, problems=[*grounded.problems, *problems])
 
 
 def read_turns(
