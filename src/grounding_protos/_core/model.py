@@ -706,4 +706,12 @@ public(
     Grounded,
     cited_characters,
     SharedText,  # named by the pickles of citations that share an answer's text
+    WorkInfo,
+    PlaceInfo,
+    ReviewSnippet,
+    ReviewAuthor,
+    Route,
+    FileInfo,
+    ImageInfo,
+    PassageInfo,
 )
