@@ -26,7 +26,7 @@ from grounding_protos import codec, validate
 from grounding_protos.citations import Grounded, StreamReader, read
 from grounding_protos.cli import main
 from tests import citation_cases as cases
-from tests import markdown_cases, vendor_cases
+from tests import google_cases, markdown_cases, vendor_cases
 from tests.test_inputs_dispatch import BLOCKED
 from tests.test_validate_quick import _gemini_with_extras
 
@@ -205,6 +205,13 @@ BASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     (vendor_cases.anthropic_message(), {}),
     (vendor_cases.cohere_chat(), {}),
     (vendor_cases.bedrock_response(), {}),
+    (google_cases.gemini_chunks_response(), {}),
+    (google_cases.aqa_response(), {}),
+    (google_cases.interaction(), {}),
+    (google_cases.assist_answer(), {}),
+    (google_cases.check_grounding_response(), {"text": google_cases.TEXT}),
+    (google_cases.grounded_generation_response(), {}),
+    (google_cases.live_turn()[-4], {}),
 ]
 
 

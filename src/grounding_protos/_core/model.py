@@ -685,4 +685,12 @@ public(
     Grounded,
     cited_characters,
     SharedText,  # named by the pickles of citations that share an answer's text
+    WorkInfo,
+    PlaceInfo,
+    ReviewSnippet,
+    ReviewAuthor,
+    Route,
+    FileInfo,
+    ImageInfo,
+    PassageInfo,
 )

@@ -40,11 +40,13 @@ def is_response(obj: object) -> bool:
     if not is_list(candidates) or not candidates:
         return False
     first = unwrap(candidates[0])
-    if type(first) is dict:  # REST JSON, the common case: a few key lookups
-        if "groundingScore" in first or "grounding_score" in first:
+    if type(first) is dict:  # REST JSON, the common case: a few key lookups (null: absent)
+        if first.get("groundingScore") is not None or first.get("grounding_score") is not None:
             return True
-        meta = first.get("groundingMetadata", first.get("grounding_metadata"))
-        return type(meta) is dict and any(key in meta for key in _OWN_KEYS)
+        meta = first.get("groundingMetadata")
+        if meta is None:
+            meta = first.get("grounding_metadata")
+        return type(meta) is dict and any(meta.get(key) is not None for key in _OWN_KEYS)
     if not is_record(first):
         return False
     if get(first, "grounding_score") is not None:

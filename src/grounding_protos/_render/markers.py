@@ -257,7 +257,7 @@ def source_list(
     Google's Maps grounding terms ask (``docs/render.md``); an image links the image;
     a RAG chunk gives its pages.
 
-    >>> from grounding_protos._core.model import Citation, SearchInfo, Source
+    >>> from grounding_protos.citations import Citation, Source
     >>> a = Source(uri="https://a.example/dom", title="Der Dom [Köln]")
     >>> b = Source(uri="javascript:alert(1)", title="Trap")
     >>> cites = [Citation(0, 3, None, None, None, (a, b))]

@@ -42,6 +42,7 @@ from grounding_protos._core.model import Grounded, Problem, SpanPolicy
 from grounding_protos._exceptions import StreamError
 from grounding_protos._inputs.common import describe, enum_name, string
 from grounding_protos._offsets import SpanSnap
+from grounding_protos._public import public
 from grounding_protos._streams.common import ReadOptions
 from grounding_protos._streams.gemini import Candidate, decode_text
 
@@ -238,3 +239,6 @@ class TurnReader:
 
 def _any_answer(merger: TurnMerger) -> bool:
     return bool(merger.candidate.parts or merger.transcript or merger.candidate.grounding)
+
+
+public("grounding_protos.citations", TurnReader)

@@ -306,7 +306,7 @@ def read_turns(
     objects, dicts or JSON text; a JSON array, or JSON lines as SSE ``data:`` events). A
     turn is the messages up to one with ``turnComplete``; a last turn the session left
     unfinished is read too, with a ``stream-incomplete`` problem. For a session as it
-    runs, feed a :class:`~grounding_protos._streams.live.TurnReader` instead.
+    runs, feed a :class:`~grounding_protos.citations.TurnReader` instead.
 
     >>> turns = read_turns([
     ...     {"setupComplete": {}},
@@ -528,4 +528,4 @@ class StreamReader:
         )
 
 
-public("grounding_protos.citations", read_stream, aread_stream, Update, StreamReader)
+public("grounding_protos.citations", read_stream, aread_stream, Update, StreamReader, read_turns)
