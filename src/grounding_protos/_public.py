@@ -8,7 +8,7 @@ facade re-exports, where it defines it, so the name is right however it was reac
 
 from __future__ import annotations
 
-import inspect
+from types import FunctionType
 
 
 def public(module: str, *objects: object) -> None:
@@ -21,5 +21,5 @@ def public(module: str, *objects: object) -> None:
             continue
         for member in vars(obj).values():
             function = getattr(member, "__func__", member)  # static and class methods
-            if inspect.isfunction(function) and function.__module__ == old:
+            if isinstance(function, FunctionType) and function.__module__ == old:
                 function.__module__ = module
