@@ -343,6 +343,8 @@ def _json_format_parse(
 def _problem(error: BaseException) -> str:
     if isinstance(error, json_format.ParseError):
         return str(error)
+    if isinstance(error, RecursionError):  # protobuf < 7 lets it escape ParseDict raw
+        return _codec_support.fail_from(error).problem
     return f"{type(error).__name__}: {error}"
 
 
