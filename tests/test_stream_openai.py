@@ -600,3 +600,14 @@ def test_cli_render_of_an_interrupted_stream_warns_and_exits_1(
     assert main(["render", str(path)]) == 1
     out, err = capsys.readouterr()
     assert "[stream-incomplete]" in err and out
+
+
+def test_aread_stream_of_sse_lines_as_they_arrive() -> None:
+    final = chat_final()
+    lines = sse(chat_chunks(final), named="", done=True, comments=True).splitlines(True)
+
+    async def arriving() -> AsyncIterator[str]:
+        for line in lines:
+            yield line
+
+    assert asyncio.run(aread_stream(arriving())) == read(final)

@@ -80,6 +80,8 @@ class ChatMerger:
             StreamError: an error chunk, or a chunk that is not a Chat Completions one.
         """
         self.events = number
+        if type(event) is dict and self._text_chunk(event, texts):
+            return  # the common chunk: one piece of one known choice's text
         chunk = plain(event)
         if not isinstance(chunk, dict):
             raise StreamError(f"a chat completion chunk is a JSON object, not "
@@ -101,6 +103,43 @@ class ChatMerger:
                 self.top[key] = value
         for position, choice in enumerate(choices):
             self._choice(number, position, choice, texts)
+
+    def _text_chunk(self, chunk: dict[str, Any], texts: dict[int, str] | None) -> bool:
+        """A chunk whose one choice (already seen, not finished) adds only text and whose
+        other fields repeat what the merge holds, merged without the general code;
+        ``False`` for any other chunk."""
+        choices = chunk.get("choices")
+        if type(choices) is not list or len(choices) != 1 or chunk.get("object") not in _OBJECTS:
+            return False
+        choice = choices[0]
+        if type(choice) is not dict or choice.get("finish_reason") is not None:
+            return False
+        delta = choice.get("delta")
+        if type(delta) is not dict or len(delta) != 1:
+            return False
+        content = delta.get("content")
+        index = choice.get("index", 0)
+        state = self.choices.get(index) if type(index) is int else None
+        if type(content) is not str or state is None:
+            return False
+        top = self.top
+        for key, value in chunk.items():
+            if (
+                key != "choices"
+                and key != "object"
+                and (value is not None and top.get(key) != value)
+            ):
+                return False
+        for key in choice:
+            if key not in ("index", "delta", "finish_reason", "logprobs") or (
+                key == "logprobs" and choice[key] is not None
+            ):
+                return False
+        if content:
+            state.pieces.append(content)
+            if texts is not None:
+                texts[index] = texts.get(index, "") + content
+        return True
 
     def _choice(self, number: int, position: int, choice: object, texts: dict[int, str] | None
                 ) -> None:  # fmt: skip
