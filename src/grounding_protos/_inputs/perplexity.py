@@ -114,7 +114,7 @@ def marker_spans(text: str) -> list[tuple[int, int, int, int, list[int]]]:
     cites (character offsets) and where the run itself is.
 
     >>> marker_spans("東京は首都です。[1][2] Köln liegt am Rhein[3], Bonn auch.[4]")
-    [(0, 8, 8, 14, [1, 2]), (15, 29, 29, 32, [3]), (34, 44, 44, 47, [4])]
+    [(0, 8, 8, 14, [1, 2]), (15, 34, 34, 37, [3]), (39, 49, 49, 52, [4])]
     """
     out = []
     previous = 0
