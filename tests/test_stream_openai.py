@@ -611,3 +611,14 @@ def test_aread_stream_of_sse_lines_as_they_arrive() -> None:
             yield line
 
     assert asyncio.run(aread_stream(arriving())) == read(final)
+
+
+def test_a_run_stream_without_a_message_reads_empty_and_says_so() -> None:
+    events = run_events(thread_message())[:4]  # the run and its step, no message yet
+    reader = StreamReader()
+    for event in events:
+        assert reader.feed(event).text == ""
+    assert reader.grounded().text is None
+    got = read_stream(events)
+    assert got.text is None and got.citations == []
+    assert codes(got) == ["stream-incomplete"] and "thread message" in got.problems[0].message

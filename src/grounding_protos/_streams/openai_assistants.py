@@ -238,9 +238,10 @@ class RunMerger:
         return message
 
     def merged(self) -> dict[str, Any]:
-        """The run's message, or the message list (newest first) when it wrote several."""
+        """The run's message, or the message list (newest first) when it wrote several;
+        an empty assistant message before any came."""
         if not self.messages:
-            raise StreamError("the run stream holds no thread message", event=None)
+            return {"object": "thread.message", "role": "assistant", "content": []}
         messages = [self._merged_message(key) for key in self.messages]
         if len(messages) == 1:
             return messages[0]
@@ -255,7 +256,11 @@ class RunMerger:
     def result(self) -> tuple[dict[str, Any], list[Problem]]:
         problems = list(self.problems)
         merged = self.merged()
-        if not self.done.issuperset(self.messages):
+        if not self.messages:
+            what = "a thread message" + (
+                f" (the run is {self.run_status})" if self.run_status else "")  # fmt: skip
+            problems.append(incomplete(self.events, what, "content"))
+        elif not self.done.issuperset(self.messages):
             problems.append(incomplete(self.events, "thread.message.completed", "status"))
         elif self.run_status is not None and self.run_status not in _RUN_DONE:
             what = ("a completed run" if self.run_status not in _RUN_STOPPED
