@@ -172,6 +172,14 @@ def read_stream(
         UnsupportedInputError, OffsetError, CitationError: as :func:`read`.
     """
     options = ReadOptions(candidate, text, snap, clamp, errors)
+    if type(stream) is list and stream and type(stream[0]) is dict:
+        family = event_merger(stream[0])
+        if family is not None:  # a list of an OpenAI-family stream's events, numbered here
+            for number, event in enumerate(stream, 1):
+                family.add(number, event if type(event) is dict else _decoded(number, event))
+            merged, problems = family.result()
+            grounded = options.read(merged)
+            return replace(grounded, problems=[*grounded.problems, *problems])
     merger = Merger()
     add = merger.add
     if (
