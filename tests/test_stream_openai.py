@@ -622,3 +622,33 @@ def test_a_run_stream_without_a_message_reads_empty_and_says_so() -> None:
     got = read_stream(events)
     assert got.text is None and got.citations == []
     assert codes(got) == ["stream-incomplete"] and "thread message" in got.problems[0].message
+
+
+@pytest.mark.parametrize(
+    ("name", "event", "match"),
+    [
+        ("responses", {"type": "response.output_text.delta", "output_index": "0",
+                       "content_index": 0, "delta": "x"}, "output_index '0' is not an index"),
+        ("responses", {"type": "response.output_text.delta", "output_index": 1,
+                       "content_index": 0, "delta": 5}, "delta that is not text"),
+        ("responses", {"type": "response.output_item.added", "output_index": 1},
+         "without its item"),
+        ("responses", {"type": "response.completed"}, "without its response"),
+        ("chat", {"object": "chat.completion.chunk", "choices": [{"index": True, "delta": {}}]},
+         "is not an index"),
+        ("chat", {"object": "chat.completion.chunk", "choices": ["x"]}, "not a JSON object"),
+        ("assistants", {"event": "thread.message.delta", "data": {"delta": {}}},
+         "without the message's id"),
+        ("assistants", {"event": "thread.message.delta", "data": {"id": "msg_a1", "delta": {
+            "content": [{"index": -1, "type": "text"}]}}}, "is not an index"),
+        ("assistants", ["not", "an", "event"], "not list"),
+    ],
+)  # fmt: skip
+def test_a_malformed_event_is_a_stream_error_naming_its_number(
+    name: str, event: object, match: str
+) -> None:
+    make, stream = VENDORS[name]
+    events: list[object] = [*stream(make())[:6], event]
+    with pytest.raises(StreamError, match=match) as caught:
+        read_stream(events)
+    assert caught.value.event == 7
