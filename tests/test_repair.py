@@ -243,7 +243,7 @@ def test_an_image_only_response_reads_to_its_sources() -> None:
         {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}
     ]
     grounded = read(body)
-    assert grounded.text is None and grounded.citations == []
+    assert grounded.text == "" and grounded.citations == []
     assert [s.title for s in grounded.declared_sources] == ["de.example", "ja.example"]
 
 

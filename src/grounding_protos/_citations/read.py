@@ -13,6 +13,8 @@ from grounding_protos._public import public
 
 _POLICIES = ("strict", "repair", "skip")
 _UNITS = ("byte", "char", "utf16")
+# shapes that never hold the answer text (it is passed as text=): no text is unknown there
+_TEXTLESS = frozenset({"grounding_metadata", "citation_metadata", "check_grounding_response"})
 
 
 def read(
@@ -79,8 +81,11 @@ def read(
         raise ArgumentValueError(f"unit must be 'byte', 'char' or 'utf16', not {unit!r}")
     raw = read_input(obj, candidate=candidate, unit=unit)
     resolution = resolve(raw, text, mode=errors, snap=snap, clamp=clamp)
+    answer = resolution.text
+    if answer is None and not raw.spans and raw.input_shape not in _TEXTLESS:
+        answer = ""  # an answer with no text (blocked, image only): empty, not unknown
     return Grounded(
-        resolution.text,
+        answer,
         resolution.citations,
         problems=resolution.problems,
         declared_sources=raw.declared_sources,
