@@ -299,7 +299,8 @@ def test_convert_jsonl_batch_with_a_bad_line(cli: Any, tmp_path: Path, workers: 
     lines.insert(5, b"")  # a blank line: skipped, still counted
     errors = tmp_path / "errors.jsonl"
     argv = ["convert", "--type", "Answer", "--from", "jsonl", "--to", "base64"]
-    run = cli(*argv, "--workers", workers, "--errors", errors, stdin=b"\n".join(lines) + b"\n")
+    run = cli(*argv, "--workers", workers, "--failed-lines", errors,
+              stdin=b"\n".join(lines) + b"\n")  # fmt: skip
     assert run.code == 1
     assert [Answer.FromString(base64.b64decode(x)) for x in run.out.splitlines()] == good
     assert run.err.splitlines()[0].startswith("line 4: invalid JSON for ")
@@ -522,10 +523,10 @@ def test_help_and_version(cli: Any) -> None:
     assert run.code == 0 and run.text.startswith("grounding-protos ")
 
 
-def test_errors_option_needs_a_batch(cli: Any, tmp_path: Path) -> None:
-    run = cli("validate", ANSWER, "--errors", tmp_path / "e.jsonl")
+def test_failed_lines_option_needs_a_batch(cli: Any, tmp_path: Path) -> None:
+    run = cli("validate", ANSWER, "--failed-lines", tmp_path / "e.jsonl")
     assert run.code == 2
-    assert "--errors is for batches" in one_error_line(run)
+    assert "--failed-lines is for batches" in one_error_line(run)
 
 
 def test_debug_raises_instead(cli: Any) -> None:
@@ -682,7 +683,7 @@ def test_render_batch_html_fragments_have_ids_per_line(cli: Any) -> None:
 def test_validate_batch_with_errors_file(cli: Any, tmp_path: Path, workers: str) -> None:
     errors = tmp_path / "errors.jsonl"
     out = tmp_path / "out.jsonl"
-    run = cli("validate", "--jsonl", "--workers", workers, "--errors", errors, "-o", out,
+    run = cli("validate", "--jsonl", "--workers", workers, "--failed-lines", errors, "-o", out,
               stdin=batch_input())  # fmt: skip
     assert run.code == 1 and run.out == b""
     kept = records(out.read_bytes())

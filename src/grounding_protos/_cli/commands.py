@@ -54,7 +54,7 @@ def read_grounded(options: Options, document: object, label: str) -> Grounded:
             document,
             text=options.text,
             candidate=options.candidate,
-            errors=options.spans,
+            errors=options.errors,
             snap=options.snap,
             clamp=options.clamp,
             unit=options.unit,
