@@ -659,13 +659,13 @@ def test_render_batch_keeps_order_and_failed_lines(cli: Any, workers: str) -> No
     assert out[1]["output"] == out[6]["output"] == expected_render(ANSWER)
     assert out[2] == {
         "line": 3, "ok": False, "input": '{"answerText": "truncated',
-        "error": "invalid JSON: Unterminated string starting at at column 16",
+        "error": "invalid JSON: Unterminated string starting at column 16",
     }  # fmt: skip
     assert out[3]["error"].startswith("citations[0].end_index: byte offset 34 splits")
     assert out[3]["input"] == json.dumps(load(BROKEN), ensure_ascii=False)
     assert out[5]["error"] == "the stream holds no response: 0 events"
     err = run.err.splitlines()
-    assert err[0] == "line 3: invalid JSON: Unterminated string starting at at column 16"
+    assert err[0] == "line 3: invalid JSON: Unterminated string starting at column 16"
     assert err[1].startswith("line 5: citations[0].end_index")
     assert err[2] == "line 7: the stream holds no response: 0 events"
     assert err[3] == "grounding-protos: 3 of 7 lines failed"
@@ -785,7 +785,7 @@ def test_end_to_end_batch_with_workers(tmp_path: Path) -> None:
     assert [r["line"] for r in records(run.stdout)] == [1, 2, 3, 5, 6, 7, 8]
     assert b"\r" not in run.stderr  # no progress bar: stderr is not a terminal
     assert run.stderr.decode().splitlines() == [
-        "line 3: invalid JSON: Unterminated string starting at at column 16",
+        "line 3: invalid JSON: Unterminated string starting at column 16",
         "line 7: the stream holds no response: 0 events",
         "grounding-protos: 2 of 7 lines failed",
     ]

@@ -64,7 +64,10 @@ def test_near_misses_raise_naming_what_was_seen(name: str, obj: object) -> None:
         read(obj)
     message = str(info.value)
     assert "cannot read citations from" in message
-    assert "gemini_response" in message and "search_summary" in message  # the shapes known
+    if isinstance(obj, (str, bytes)):  # JSON text, most likely: the fix, not the shapes
+        assert "parse it first (json.loads)" in message
+    else:
+        assert "gemini_response" in message and "search_summary" in message  # the shapes
     if isinstance(obj, dict) and obj:
         assert sorted(obj)[0] in message  # its keys
     elif not isinstance(obj, dict):

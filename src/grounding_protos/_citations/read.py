@@ -8,7 +8,7 @@ from grounding_protos._core.model import Citation, Grounded, SpanPolicy
 from grounding_protos._core.resolve import resolve
 from grounding_protos._exceptions import ArgumentValueError
 from grounding_protos._inputs.dispatch import read_input
-from grounding_protos._offsets import SpanSnap, Unit
+from grounding_protos._offsets import SpanSnap, Unit, check_span_snap
 from grounding_protos._public import public
 
 _POLICIES = ("strict", "repair", "skip")
@@ -79,6 +79,8 @@ def read(
         raise ArgumentValueError(f"errors must be 'strict', 'repair' or 'skip', not {errors!r}")
     if unit is not None and unit not in _UNITS:
         raise ArgumentValueError(f"unit must be 'byte', 'char' or 'utf16', not {unit!r}")
+    if snap is not None:
+        check_span_snap(snap)
     raw = read_input(obj, candidate=candidate, unit=unit)
     resolution = resolve(raw, text, mode=errors, snap=snap, clamp=clamp)
     answer = resolution.text

@@ -131,9 +131,11 @@ def is_warning(problem: Problem) -> bool:
     """A problem that leaves the rendering complete: a repaired span, an answer without
     text, a redirect URL ``--resolve-urls`` could not resolve (shown as it was).
     Anything else (a span left out) makes ``render`` exit 1."""
-    return problem.code in ("offset-drift", "answer-without-text") or problem.code.startswith(
-        "redirect-"
-    )
+    return problem.code in (
+        "offset-drift",
+        "offsets-in-characters",
+        "answer-without-text",
+    ) or problem.code.startswith("redirect-")
 
 
 # --- validate ------------------------------------------------------------------------------

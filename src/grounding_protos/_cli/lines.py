@@ -111,7 +111,7 @@ def _options(
     if style not in ("markdown", "html", "plain"):
         raise ArgumentValueError(f"style must be 'markdown', 'html' or 'plain', not {style!r}")
     if snap not in (None, "floor", "ceil", "outward"):
-        raise ArgumentValueError(f"snap must be 'floor', 'ceil', 'outward' or None, not {snap!r}")
+        raise ArgumentValueError(f"snap must be None, 'floor', 'ceil' or 'outward', not {snap!r}")
     if errors not in _POLICIES:
         raise ArgumentValueError(f"errors must be 'strict', 'repair' or 'skip', not {errors!r}")
     if unit not in (None, "byte", "char", "utf16"):
