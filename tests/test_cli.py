@@ -523,6 +523,23 @@ def test_help_and_version(cli: Any) -> None:
     assert run.code == 0 and run.text.startswith("grounding-protos ")
 
 
+def test_the_help_has_runnable_examples_and_no_repository_path(cli: Any) -> None:
+    """An installed package has no docs/: the help's examples are its own, and each
+    one parses as written."""
+    import shlex
+
+    from grounding_protos._cli.main import EXAMPLES, build_parser
+
+    for argv in ((), ("render",), ("validate",)):
+        text = cli(*argv, "--help").text
+        assert "docs/" not in text and ".md" not in text
+        assert all(line in text for line, _ in EXAMPLES)
+    for line, _ in EXAMPLES:
+        words = shlex.split(line)
+        assert words[0] == "grounding-protos"
+        build_parser().parse_args(words[1:])  # a usage error exits
+
+
 def test_failed_lines_option_needs_a_batch(cli: Any, tmp_path: Path) -> None:
     run = cli("validate", ANSWER, "--failed-lines", tmp_path / "e.jsonl")
     assert run.code == 2

@@ -43,9 +43,27 @@ _SNAPS: Final = ("floor", "ceil", "outward")
 # the span policy (errors= of citations.read): never a file name
 _POLICIES: Final = ("strict", "repair", "skip")
 
-_EPILOG: Final = """\
+# What --help ends with: examples that run as they are written (tests/test_cli.py
+# parses each), no path of the repository (an installed package has no docs/).
+EXAMPLES: Final = (
+    ("grounding-protos render answer.json", "the answer with [n] markers, and its sources"),
+    ("grounding-protos render --style html answer.json -o page.html", "a self-contained page"),
+    ("grounding-protos validate answer.json", "every problem, one per line, path first"),
+    ("grounding-protos inspect stream.sse", "a summary of a recorded stream"),
+    (
+        "grounding-protos render --jsonl answers.jsonl -o out.jsonl --failed-lines failed.jsonl",
+        "a batch",
+    ),
+)
+_EPILOG: Final = (
+    "examples:\n"
+    + "".join(f"  {line}\n      {what}\n" for line, what in EXAMPLES)
+    + """
+In Python: grounding_protos.citations.read(obj) and render(grounded, style), the same
+work (python -m pydoc grounding_protos.citations).
 exit status: 0 ok, 1 problems found (or some batch lines failed),
-2 bad usage or unreadable input. Examples: docs/cli.md."""
+2 bad usage or unreadable input."""
+)
 
 
 # --- Argument parsing ---------------------------------------------------------------------
@@ -205,7 +223,8 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--unit",
             choices=("byte", "char", "utf16"),
-            help="what the input's offsets count, overriding the shape's default (docs/inputs.md)",
+            help="what the input's offsets count (bytes, characters, UTF-16 units), "
+            "overriding the default of the input's shape",
         )
         sub.add_argument(
             "--candidate",
@@ -261,7 +280,7 @@ def build_parser() -> argparse.ArgumentParser:
             "--resolve-urls",
             action="store_true",
             help="ask each grounding redirect URL (vertexaisearch.cloud.google.com) for "
-            "the page it leads to, and show that page (network access; docs/redirects.md)",
+            "the page it leads to, and show that page (network access)",
         )
         sub.add_argument(
             "--cache",

@@ -148,19 +148,18 @@ def render(*args: Any, **options: Any) -> str:
     style)``, the text alone with its markers.
 
     **A** :class:`Grounded` (what :func:`~grounding_protos.citations.read` and
-    :func:`~grounding_protos.citations.read_stream` give): the whole
-    rendering, exactly as the command line writes it (``tests/test_render_grounded.py``
-    compares them). ``"markdown"`` and ``"plain"``: the text with its markers, then the
-    numbered source list (uncited sources after the cited ones, marked so) and the
-    search queries; ``footnotes=True`` (Markdown) writes GFM footnotes, as
-    ``--footnotes``. ``"html"``: the self-contained page (``title``, ``raw_text``,
-    ``lang`` as in ``--title``, ``--raw-text``), or with ``page=False`` the fragment to
-    embed in a page of your own: the highlighted answer (``<div class="gp-answer">``),
-    the source list and the search information, with the Search Suggestions chip
-    (which Google's terms require an app to show) in a sandboxed frame; ``id_prefix``
-    and ``remote_images`` as for the text form. An answer with no text (a blocked
-    response, ``text == ""``) renders ``(the answer has no text)``, why (its finish
-    or skipped reason) where the response says, and its sources. An answer whose
+    :func:`~grounding_protos.citations.read_stream` give): the whole rendering, exactly
+    as the command line writes it (the same code). ``"markdown"`` and ``"plain"``: the
+    text with its markers, then the numbered source list (uncited sources after the
+    cited ones, marked so) and the search queries; ``footnotes=True`` (Markdown) writes
+    GFM footnotes, as ``--footnotes``. ``"html"``: the self-contained page (``title``,
+    ``raw_text``, ``lang`` as in ``--title``, ``--raw-text``), or with ``page=False``
+    the fragment to embed in a page of your own: the highlighted answer (``<div
+    class="gp-answer">``), the source list and the search information, with the Search
+    Suggestions chip (which Google's terms require an app to show) in a sandboxed frame;
+    ``id_prefix`` and ``remote_images`` as for the text form. An answer with no text (a
+    blocked response, ``text == ""``) renders ``(the answer has no text)``, why (its
+    finish or skipped reason) where the response says, and its sources. An answer whose
     citations have no text to sit on (``text is None``: a bare ``GroundingMetadata``)
     raises :class:`ArgumentValueError`: read it with ``text=``.
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from grounding_protos._citations.read import read
 from grounding_protos._core.model import Grounded, SpanPolicy
 from grounding_protos._exceptions import StreamError
-from grounding_protos._offsets import SpanSnap
+from grounding_protos._offsets import SpanSnap, Unit
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,7 @@ class ReadOptions:
     snap: SpanSnap | None
     clamp: bool
     errors: SpanPolicy
+    unit: Unit | None = None  # what the offsets count, as read(unit=) takes it
 
     def read(self, obj: object, *, text: bool = True) -> Grounded:
         return read(
@@ -30,6 +31,7 @@ class ReadOptions:
             errors=self.errors,
             snap=self.snap,
             clamp=self.clamp,
+            unit=self.unit,
         )
 
 
