@@ -524,7 +524,7 @@ def _render_view(options: Options) -> Options:
     if options.style == "html" and not options.raw_text and not available():
         stderr_line(
             f"{PROG}: markdown-it-py (3 or later) is not installed: the answer is shown as "
-            "raw text (pip install 'grounding-protos[html]'; --raw-text asks for it)"
+            "raw text (pip install 'markdown-it-py>=3'; --raw-text asks for it)"
         )
         options = dataclasses.replace(options, raw_text=True)
     return options

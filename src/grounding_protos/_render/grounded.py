@@ -196,7 +196,7 @@ def render(*args: Any, **options: Any) -> str:
       ``footnotes=True`` (Markdown only) writes GFM footnote references ``[^1]``
       instead, to go with :func:`source_list`'s ``footnotes=True`` definitions.
     - ``"html"``: the text's Markdown rendered (CommonMark, GFM tables and
-      strikethrough; needs markdown-it-py, the ``[html]`` extra), markers and
+      strikethrough, by markdown-it-py), markers and
       highlights placed by the source positions (see ``docs/render.md``). With
       ``raw_text=True``, or without markdown-it-py (a warning, once), the text as
       it is, HTML-escaped, each marker a
