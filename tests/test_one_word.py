@@ -230,3 +230,12 @@ def test_batch_spans_still_works_with_a_deprecation_warning() -> None:
     assert old == new
     with pytest.raises(ArgumentValueError, match="both give the span policy"):
         process_lines(LINES, "render", spans="skip", errors="repair")
+
+
+def test_a_wrong_policy_outside_a_batch_is_named(
+    drifted: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    code, out, err = run(["render", "--errors", "lenient", str(drifted)], capsysbinary)
+    assert code == 2 and out == ""
+    assert "--errors takes a span policy (strict, repair or skip), not 'lenient'" in err
+    assert "deprecated" not in err

@@ -655,6 +655,8 @@ def _span_policy(args: argparse.Namespace) -> str:
             raise Failure("--spans and --errors both give the span policy: use --errors")
         return value
     # 0.1's --errors FILE: the file of a batch's failed lines
+    if not (getattr(args, "jsonl", False) or getattr(args, "source", None) == "jsonl"):
+        raise Failure(f"--errors takes a span policy (strict, repair or skip), not {value!r}")
     stderr_line(
         f"{PROG}: warning: --errors FILE is deprecated: use --failed-lines {value} "
         "(--errors is the span policy: strict, repair or skip)"
