@@ -153,3 +153,15 @@ def test_staggered_spans_row_runs_at_a_tiny_size(capsys: pytest.CaptureFixture[s
     out = capsys.readouterr().out
     assert "staggered spans" in out and "4x / 1x" in out
     assert set(found) == {0.05, 0.2} and all(size > 0 for _, _, size in found.values())
+
+
+def test_import_cost_of_the_html_view_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
+    """``import_cost.py --html``: the first HTML view with markdown-it-py against raw
+    text, and the installed sizes (the README's reason for the runtime dependency)."""
+    import_cost = script("import_cost")
+    import_cost.html_cost(1)
+    out = capsys.readouterr().out
+    assert "markdown-it-py's share of the first HTML view" in out
+    assert "markdown-it-py + mdurl" in out
+    size, files = import_cost.installed_size("markdown-it-py")
+    assert size > 0 and files > 0

@@ -299,7 +299,8 @@ def test_convert_jsonl_batch_with_a_bad_line(cli: Any, tmp_path: Path, workers: 
     lines.insert(5, b"")  # a blank line: skipped, still counted
     errors = tmp_path / "errors.jsonl"
     argv = ["convert", "--type", "Answer", "--from", "jsonl", "--to", "base64"]
-    run = cli(*argv, "--workers", workers, "--errors", errors, stdin=b"\n".join(lines) + b"\n")
+    run = cli(*argv, "--workers", workers, "--failed-lines", errors,
+              stdin=b"\n".join(lines) + b"\n")  # fmt: skip
     assert run.code == 1
     assert [Answer.FromString(base64.b64decode(x)) for x in run.out.splitlines()] == good
     assert run.err.splitlines()[0].startswith("line 4: invalid JSON for ")
@@ -522,10 +523,27 @@ def test_help_and_version(cli: Any) -> None:
     assert run.code == 0 and run.text.startswith("grounding-protos ")
 
 
-def test_errors_option_needs_a_batch(cli: Any, tmp_path: Path) -> None:
-    run = cli("validate", ANSWER, "--errors", tmp_path / "e.jsonl")
+def test_the_help_has_runnable_examples_and_no_repository_path(cli: Any) -> None:
+    """An installed package has no docs/: the help's examples are its own, and each
+    one parses as written."""
+    import shlex
+
+    from grounding_protos._cli.main import EXAMPLES, build_parser
+
+    for argv in ((), ("render",), ("validate",)):
+        text = cli(*argv, "--help").text
+        assert "docs/" not in text and ".md" not in text
+        assert all(line in text for line, _ in EXAMPLES)
+    for line, _ in EXAMPLES:
+        words = shlex.split(line)
+        assert words[0] == "grounding-protos"
+        build_parser().parse_args(words[1:])  # a usage error exits
+
+
+def test_failed_lines_option_needs_a_batch(cli: Any, tmp_path: Path) -> None:
+    run = cli("validate", ANSWER, "--failed-lines", tmp_path / "e.jsonl")
     assert run.code == 2
-    assert "--errors is for batches" in one_error_line(run)
+    assert "--failed-lines is for batches" in one_error_line(run)
 
 
 def test_debug_raises_instead(cli: Any) -> None:
@@ -658,13 +676,13 @@ def test_render_batch_keeps_order_and_failed_lines(cli: Any, workers: str) -> No
     assert out[1]["output"] == out[6]["output"] == expected_render(ANSWER)
     assert out[2] == {
         "line": 3, "ok": False, "input": '{"answerText": "truncated',
-        "error": "invalid JSON: Unterminated string starting at at column 16",
+        "error": "invalid JSON: Unterminated string starting at column 16",
     }  # fmt: skip
     assert out[3]["error"].startswith("citations[0].end_index: byte offset 34 splits")
     assert out[3]["input"] == json.dumps(load(BROKEN), ensure_ascii=False)
     assert out[5]["error"] == "the stream holds no response: 0 events"
     err = run.err.splitlines()
-    assert err[0] == "line 3: invalid JSON: Unterminated string starting at at column 16"
+    assert err[0] == "line 3: invalid JSON: Unterminated string starting at column 16"
     assert err[1].startswith("line 5: citations[0].end_index")
     assert err[2] == "line 7: the stream holds no response: 0 events"
     assert err[3] == "grounding-protos: 3 of 7 lines failed"
@@ -682,7 +700,7 @@ def test_render_batch_html_fragments_have_ids_per_line(cli: Any) -> None:
 def test_validate_batch_with_errors_file(cli: Any, tmp_path: Path, workers: str) -> None:
     errors = tmp_path / "errors.jsonl"
     out = tmp_path / "out.jsonl"
-    run = cli("validate", "--jsonl", "--workers", workers, "--errors", errors, "-o", out,
+    run = cli("validate", "--jsonl", "--workers", workers, "--failed-lines", errors, "-o", out,
               stdin=batch_input())  # fmt: skip
     assert run.code == 1 and run.out == b""
     kept = records(out.read_bytes())
@@ -784,7 +802,7 @@ def test_end_to_end_batch_with_workers(tmp_path: Path) -> None:
     assert [r["line"] for r in records(run.stdout)] == [1, 2, 3, 5, 6, 7, 8]
     assert b"\r" not in run.stderr  # no progress bar: stderr is not a terminal
     assert run.stderr.decode().splitlines() == [
-        "line 3: invalid JSON: Unterminated string starting at at column 16",
+        "line 3: invalid JSON: Unterminated string starting at column 16",
         "line 7: the stream holds no response: 0 events",
         "grounding-protos: 2 of 7 lines failed",
     ]

@@ -554,7 +554,7 @@ CLI_COMMANDS: list[list[str]] = [
     ["validate"],
     ["validate", "--json", "--candidate", "1"],
     ["validate", "--type", "GroundingMetadata", "--text", "{text}"],
-    ["validate", "--jsonl", "--errors", "{errors}"],
+    ["validate", "--jsonl", "--failed-lines", "{errors}"],
     ["inspect"],
     ["inspect", "--json"],
     ["inspect", "--type", "Answer", "--from", "text"],

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grounding_protos import UnsupportedInputError, codec, validate
-from grounding_protos.citations import SHAPES, Grounded, read
+from grounding_protos.citations import SHAPES, Grounded, read, render
 from tests import citation_cases as cases
 
 pytestmark = pytest.mark.smoke
@@ -64,7 +64,10 @@ def test_near_misses_raise_naming_what_was_seen(name: str, obj: object) -> None:
         read(obj)
     message = str(info.value)
     assert "cannot read citations from" in message
-    assert "gemini_response" in message and "search_summary" in message  # the shapes known
+    if isinstance(obj, (str, bytes)):  # JSON text, most likely: the fix, not the shapes
+        assert "parse it first (json.loads)" in message
+    else:
+        assert "gemini_response" in message and "search_summary" in message  # the shapes
     if isinstance(obj, dict) and obj:
         assert sorted(obj)[0] in message  # its keys
     elif not isinstance(obj, dict):
@@ -97,7 +100,12 @@ BLOCKED: list[tuple[str, dict[str, Any]]] = [
 @pytest.mark.parametrize(("name", "obj"), BLOCKED, ids=[n for n, _ in BLOCKED])
 def test_blocked_gemini_outputs_read_empty(name: str, obj: dict[str, Any]) -> None:
     grounded = read(obj)
-    assert grounded.citations == [] and grounded.text is None
+    assert grounded.citations == [] and grounded.text == ""  # empty, not unknown
+    reason = grounded.finish_reason
+    assert reason in ("SAFETY", "PROHIBITED_CONTENT")
+    for style in ("markdown", "plain"):  # it renders, saying why it is empty
+        assert render(grounded, style) == f"(the answer has no text: finish reason {reason})\n"
+    assert render(grounded, "html").startswith("<!DOCTYPE html>")
     assert grounded.shape in ("gemini_candidate", "gemini_response")
     assert grounded.finish_reason in ("SAFETY", "PROHIBITED_CONTENT")
     assert validate(obj) == []

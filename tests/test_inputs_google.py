@@ -429,7 +429,7 @@ def test_interaction_recognition_is_by_its_structure() -> None:
     assert classify({"steps": [{"state": "SUCCEEDED", "description": "x"}]}) is None
     assert classify({"steps": "model_output"}) is None
     empty = read({"object": "interaction", "status": "in_progress", "steps": []})
-    assert (empty.text, empty.citations) == (None, [])
+    assert (empty.text, empty.citations) == ("", [])
 
 
 def _interaction_events() -> list[dict[str, Any]]:

@@ -136,7 +136,7 @@ def test_cohere_tool_call_response_reads_empty() -> None:
             {"id": "t1", "type": "function",
              "function": {"name": "search", "arguments": "{}"}}]}}  # fmt: skip
     grounded = read(response)
-    assert (grounded.shape, grounded.text, grounded.citations) == ("cohere_chat", None, [])
+    assert (grounded.shape, grounded.text, grounded.citations) == ("cohere_chat", "", [])
 
 
 def test_cohere_sdk_object() -> None:

@@ -79,3 +79,14 @@ def test_wheel_installs_and_imports_in_a_fresh_venv(dist: Path, tmp_path: Path) 
     result = subprocess.run([str(python), "-c", code], check=True, capture_output=True,
                             text=True, cwd=tmp_path)  # fmt: skip
     assert result.stdout.strip() == "31"
+    # the README's next suggestion after installing: the HTML view of a Markdown answer,
+    # rendered (markdown-it-py came with the install), not raw text with a note
+    page = tmp_path / "page.html"
+    example = ROOT / "examples" / "gemini_maps_markdown.json"
+    command = venv / "bin" / "grounding-protos"
+    argv = [str(command), "render", "--style", "html", "-o", str(page), str(example)]
+    shown = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "not installed" not in shown.stderr
+    html = page.read_text(encoding="utf-8")
+    assert 'class="gp-answer gp-md"' in html and "<table>" in html and "<strong>" in html

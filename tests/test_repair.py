@@ -243,7 +243,7 @@ def test_an_image_only_response_reads_to_its_sources() -> None:
         {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}
     ]
     grounded = read(body)
-    assert grounded.text is None and grounded.citations == []
+    assert grounded.text == "" and grounded.citations == []
     assert [s.title for s in grounded.declared_sources] == ["de.example", "ja.example"]
 
 
@@ -389,7 +389,7 @@ def test_cli_renders_a_drifted_response_with_warnings() -> None:
 def test_cli_skip_renders_the_good_spans_and_exits_1() -> None:
     body = response([support(SENTENCES[0], [0]), support(SENTENCES[1], [9])])
     assert cli("render", "-", stdin=json.dumps(body).encode()).returncode == 1
-    run = cli("render", "--spans", "skip", "-", stdin=json.dumps(body).encode())
+    run = cli("render", "--errors", "skip", "-", stdin=json.dumps(body).encode())
     assert run.returncode == 1
     assert run.stdout.decode().startswith(f"{SENTENCES[0]}[1] {SENTENCES[1]}")
     assert "problem:" in run.stderr.decode() and "left out" in run.stderr.decode()
@@ -429,5 +429,5 @@ def test_bad_arguments_of_the_new_entry_points_raise_typed_errors() -> None:
         number_sources(TEXT, grounded.citations, uncited=[None])  # type: ignore[list-item]
     with pytest.raises(ArgumentValueError, match="style must be"):
         search_notes(SearchInfo(queries=("q",)), "latex")  # type: ignore[arg-type]
-    with pytest.raises(ArgumentValueError, match="spans must be 'strict', 'repair' or 'skip'"):
-        list(process_lines(["{}"], "render", spans="lenient"))
+    with pytest.raises(ArgumentValueError, match="errors must be 'strict'"):
+        process_lines(["{}"], "render", errors="lenient")  # checked before the first line

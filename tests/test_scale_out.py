@@ -60,13 +60,14 @@ RUNS: list[tuple[list[str], dict[str, Any]]] = [
     (["render", "--jsonl", "--style", "html", "--raw-text"],
      {"command": "render", "style": "html", "raw_text": True}),
     (["inspect", "--jsonl", "--unit", "char"], {"command": "inspect", "unit": "char"}),
-    (["render", "--jsonl", "--spans", "skip"], {"command": "render", "spans": "skip"}),
+    (["render", "--jsonl", "--errors", "skip"],
+     {"command": "render", "errors": "skip", "failed_lines": "inline"}),
     (["inspect", "--jsonl"], {"command": "inspect"}),
     (["validate", "--jsonl", "--type", "Answer"], {"command": "validate", "type_name": "Answer"}),
     (["convert", "--type", "Answer", "--from", "jsonl", "--to", "jsonl"],
-     {"command": "convert", "type_name": "Answer", "errors": "skip"}),
+     {"command": "convert", "type_name": "Answer", "failed_lines": "skip"}),
     (["convert", "--type", "Answer", "--from", "jsonl", "--to", "text"],
-     {"command": "convert", "type_name": "Answer", "target": "text", "errors": "skip"}),
+     {"command": "convert", "type_name": "Answer", "target": "text", "failed_lines": "skip"}),
 ]  # fmt: skip
 IDS = [" ".join(argv) for argv, _ in RUNS]
 
@@ -77,7 +78,7 @@ def cli_output(
     capsysbinary: pytest.CaptureFixture[bytes],
     errors: Path | None = None,
 ) -> list[str]:
-    extra = ["--errors", str(errors)] if errors is not None else []
+    extra = ["--failed-lines", str(errors)] if errors is not None else []
     main([*argv, str(path), *extra])
     return capsysbinary.readouterr().out.decode("utf-8").splitlines()
 
@@ -116,8 +117,8 @@ def test_error_records_go_where_asked(
     out = cli_output(argv, jsonl, capsysbinary, errors=errors)
     lines = list(io.BytesIO(DATA))  # split at "\n" only, as the CLI does
     options: dict[str, Any] = {"type_name": "Answer", "target": "base64"}
-    assert list(process_lines(lines, "convert", errors="skip", **options)) == out
-    kept = list(process_lines(lines, "convert", errors="only", **options))
+    assert list(process_lines(lines, "convert", failed_lines="skip", **options)) == out
+    kept = list(process_lines(lines, "convert", failed_lines="only", **options))
     assert kept == errors.read_text(encoding="utf-8").splitlines()
     # lines 1 and 7 (Gemini, CitationMetadata) are no Answers
     assert [json.loads(r)["line"] for r in kept] == [1, 5, 6, 7, 9]

@@ -316,8 +316,8 @@ GEMINI = EXAMPLES / "gemini_response.json"
         (["encode", "--type", "Answer", "{answer}", "-o", "a.bin"], ["a.bin"]),
         (["convert", "--type", "Answer", "--from", "json", "--to", "text", "{answer}"], []),
         (["convert", "--type", "Answer", "--from", "jsonl", "--to", "jsonl", "{batch}",
-          "-o", "out.jsonl", "--errors", "errors.jsonl"], ["out.jsonl", "errors.jsonl"]),
-        (["validate", "--jsonl", "--workers", "2", "{batch}", "--errors", "e.jsonl"],
+          "-o", "out.jsonl", "--failed-lines", "errors.jsonl"], ["out.jsonl", "errors.jsonl"]),
+        (["validate", "--jsonl", "--workers", "2", "{batch}", "--failed-lines", "e.jsonl"],
          ["e.jsonl"]),
         (["render", "--jsonl", "{batch}", "-o", "r.jsonl"], ["r.jsonl"]),
         (["render", "{answer}", "-o", "{answer}"], []),  # the input: refused

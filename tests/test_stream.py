@@ -908,3 +908,63 @@ def test_an_interrupted_answer_stream_says_so() -> None:
     assert [p.code for p in grounded.problems] == ["stream-incomplete"]
     with pytest.raises(StreamError, match="event 2: not a part of a streamed Discovery Engine"):
         read_stream([answer_chunks()[0], {"candidates": []}])
+
+
+# --- unit=, as read takes it -----------------------------------------------------------------
+
+
+def _char_stream() -> tuple[list[Json], Json]:
+    """A stream whose offsets count characters (as a proxy or re-encoder may write
+    them), with citationMetadata in the middle chunk and supports in the last."""
+    at = TEXT.index("Zürich")
+    cite = {"startIndex": at, "endIndex": at + len("Zürich"), "uri": "https://z.example"}
+    tower = TEXT.index("333メートル")
+    supports = [{"segment": {"startIndex": tower, "endIndex": tower + len("333メートル")},
+                 "groundingChunkIndices": [0]}]  # fmt: skip
+    pieces = [JA, FR, EMOJI]
+    grounding = {"groundingChunks": [web(0)], "groundingSupports": supports}
+    chunks = [
+        chunk([{"text": JA}]),
+        chunk([{"text": FR}], citationMetadata={"citationSources": [cite]}),
+        chunk([{"text": EMOJI}], finishReason="STOP", groundingMetadata=grounding),
+    ]
+    whole_response = whole([{"text": "".join(pieces)}], finishReason="STOP",
+                           citationMetadata={"citationSources": [cite]},
+                           groundingMetadata=grounding)  # fmt: skip
+    return chunks, whole_response
+
+
+def test_unit_reads_a_stream_as_read_reads_the_whole_response() -> None:
+    chunks, whole_response = _char_stream()
+    expected = read(whole_response, unit="char")
+    assert sorted(c.text or "" for c in expected.citations) == ["333メートル", "Zürich"]
+    same(read_stream(chunks, unit="char"), expected)
+    same(read_stream(sse(chunks), unit="char"), expected)
+
+    async def produce() -> AsyncIterator[Json]:
+        for c in chunks:
+            yield c
+
+    same(asyncio.run(aread_stream(produce(), unit="char")), expected)
+    reader = StreamReader(unit="char")
+    updates = [reader.feed(c) for c in chunks]
+    same(reader.finish(), expected)
+    fed = sorted((c.char_start, c.text) for u in updates for c in u.citations)
+    assert fed == sorted((c.char_start, c.text) for c in expected.citations)
+
+
+def test_without_unit_the_character_offsets_are_refused() -> None:
+    chunks, _ = _char_stream()
+    with pytest.raises(OffsetError):
+        read_stream(chunks)  # bytes by default: 'Zürich' splits a character there
+
+
+def test_a_wrong_unit_is_refused_before_any_chunk() -> None:
+    def never() -> Iterator[Json]:
+        raise AssertionError("read")
+        yield {}
+
+    with pytest.raises(ValueError, match="unit must be 'byte', 'char' or 'utf16'"):
+        read_stream(never(), unit="bytes")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unit must be"):
+        StreamReader(unit="code points")  # type: ignore[arg-type]

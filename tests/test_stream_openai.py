@@ -618,9 +618,9 @@ def test_a_run_stream_without_a_message_reads_empty_and_says_so() -> None:
     reader = StreamReader()
     for event in events:
         assert reader.feed(event).text == ""
-    assert reader.grounded().text is None
+    assert reader.grounded().text == ""  # an answer with no text yet: empty, not unknown
     got = read_stream(events)
-    assert got.text is None and got.citations == []
+    assert got.text == "" and got.citations == []
     assert codes(got) == ["stream-incomplete"] and "thread message" in got.problems[0].message
 
 

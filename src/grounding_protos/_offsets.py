@@ -85,13 +85,20 @@ def _check_unit(unit: object) -> Unit:
 
 def _check_snap(snap: object) -> None:
     if snap is not None and snap != "floor" and snap != "ceil":
-        raise ArgumentValueError(f"snap must be None, 'floor' or 'ceil', not {snap!r}")
+        hint = " ('outward' is for spans: to_char_span)" if snap == "outward" else ""
+        raise ArgumentValueError(f"snap must be None, 'floor' or 'ceil', not {snap!r}{hint}")
+
+
+def check_span_snap(snap: object) -> None:
+    """A span's ``snap``: every value accepted, named when one is not."""
+    if snap is not None and snap != "floor" and snap != "ceil" and snap != "outward":
+        raise ArgumentValueError(f"snap must be None, 'floor', 'ceil' or 'outward', not {snap!r}")
 
 
 def _span_snaps(snap: object) -> tuple[Snap | None, Snap | None]:
     if snap == "outward":
         return "floor", "ceil"
-    _check_snap(snap)
+    check_span_snap(snap)
     return snap, snap  # type: ignore[return-value]  # checked just above
 
 

@@ -17,9 +17,10 @@ double quotes at column 2", "input": "{"}
 from grounding_protos._cli.lines import (
     Command,
     ErrorMode,
+    FailedLines,
     LineOptions,
     process_line,
     process_lines,
 )
 
-__all__ = ["Command", "ErrorMode", "LineOptions", "process_line", "process_lines"]
+__all__ = ["Command", "ErrorMode", "FailedLines", "LineOptions", "process_line", "process_lines"]

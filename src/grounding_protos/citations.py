@@ -40,12 +40,12 @@ from grounding_protos._core.model import (
 )
 from grounding_protos._core.model import SharedText as SharedText  # for pickles, not API
 from grounding_protos._core.raw import SHAPES, InputShape
+from grounding_protos._render.grounded import render
 from grounding_protos._render.markers import (
     ListStyle,
     MarkerStyle,
     RenderStyle,
     number_sources,
-    render,
     search_notes,
     source_list,
 )

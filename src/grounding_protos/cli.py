@@ -1,8 +1,8 @@
 """The ``grounding-protos`` command line (also ``python -m grounding_protos``).
 
 Commands: ``types``, ``decode``, ``encode``, ``convert``, ``render``, ``validate``,
-``inspect``; ``grounding-protos COMMAND --help`` describes each, and
-``docs/cli.md`` has examples.
+``inspect``; ``grounding-protos COMMAND --help`` describes each, with examples
+(the documentation's "Command line" guide has more).
 
 Exit status: 0 when all is well, 1 when problems were found (``validate``,
 ``inspect``, an answer ``render`` cannot place, failed lines of a batch), 2 for bad

@@ -10,11 +10,13 @@ from grounding_protos._core.resolve import resolve
 from grounding_protos._exceptions import ArgumentValueError
 from grounding_protos._inputs.dispatch import read_input
 from grounding_protos._inputs.perplexity import remove_markers
-from grounding_protos._offsets import SpanSnap, Unit
+from grounding_protos._offsets import SpanSnap, Unit, check_span_snap
 from grounding_protos._public import public
 
 _POLICIES = ("strict", "repair", "skip")
 _UNITS = ("byte", "char", "utf16")
+# shapes that never hold the answer text (it is passed as text=): no text is unknown there
+_TEXTLESS = frozenset({"grounding_metadata", "citation_metadata", "check_grounding_response"})
 
 
 def read(
@@ -85,12 +87,17 @@ def read(
         raise ArgumentValueError(f"unit must be 'byte', 'char' or 'utf16', not {unit!r}")
     if markers not in ("keep", "remove"):
         raise ArgumentValueError(f"markers must be 'keep' or 'remove', not {markers!r}")
+    if snap is not None:
+        check_span_snap(snap)
     raw = read_input(obj, candidate=candidate, unit=unit)
     if markers == "remove":
         remove_markers(raw)
     resolution = resolve(raw, text, mode=errors, snap=snap, clamp=clamp)
+    answer = resolution.text
+    if answer is None and not raw.spans and raw.input_shape not in _TEXTLESS:
+        answer = ""  # an answer with no text (blocked, image only): empty, not unknown
     return Grounded(
-        resolution.text,
+        answer,
         resolution.citations,
         problems=resolution.problems,
         declared_sources=raw.declared_sources,

@@ -7,7 +7,7 @@ whatever the size of the file, and the results come back in input order.
 
 A line that fails is never dropped: it is reported on stderr as ``line 7: <error>``
 and kept as an error record ``{"line": 7, "ok": false, "error": …, "input": …}``,
-in the ``--errors`` file or else in the output.
+in the ``--failed-lines`` file or else in the output.
 """
 
 from __future__ import annotations
@@ -224,7 +224,7 @@ def run(
             if not kept or tally.failed <= MAX_REPORTED:
                 say(f"line {result.line}: {result.error}")
             elif tally.failed == MAX_REPORTED + 1:
-                where = "the --errors file" if errors is not None else "the output"
+                where = "the --failed-lines file" if errors is not None else "the output"
                 say(f"more lines failed; their error records are in {where}")
             record = utf8(error_record(result) + "\n")
             if errors is not None:

@@ -54,7 +54,7 @@ def read_grounded(options: Options, document: object, label: str) -> Grounded:
             document,
             text=options.text,
             candidate=options.candidate,
-            errors=options.spans,
+            errors=options.errors,
             snap=options.snap,
             clamp=options.clamp,
             unit=options.unit,
@@ -94,63 +94,48 @@ def render_document(
 ) -> tuple[str, list[Problem]]:
     """The answer with citation markers and its source list (for HTML a whole page, or
     a fragment with ids unique to the line in a batch), and the problems of reading it:
-    the spans repaired or left out under the ``--spans`` policy.
+    the spans repaired or left out under the ``--errors`` span policy.
 
-    An answer with no text (an image-only response) renders its sources, saying so.
+    The rendering is ``citations.render(grounded, style)``'s (one implementation,
+    ``_render/grounded.py``). An answer with no text (a blocked or image-only
+    response) renders its sources, saying so.
     """
-    from grounding_protos._render.page import DEFAULT_TITLE, fragment, page
-    from grounding_protos.citations import render, search_notes, source_list
+    from grounding_protos._render.grounded import render_grounded
 
     grounded = read_grounded(options, document, label)
-    text = grounded.text
-    citations = grounded.citations
-    uncited = grounded.uncited_sources
-    if text is None:
-        if citations:
-            raise Failure(
-                at(
-                    label,
-                    "the input holds no answer text (a bare GroundingMetadata?); "
-                    "pass it with --text FILE",
-                )
+    if grounded.text is None and grounded.citations:
+        raise Failure(
+            at(
+                label,
+                "the input holds no answer text (a bare GroundingMetadata?); "
+                "pass it with --text FILE",
             )
-        text = ""
-        uncited = grounded.declared_sources
+        )
     problems = list(grounded.problems)
-    if grounded.text is None:
+    if not grounded.text:
         problems.append(Problem("answer-without-text", "the answer has no text", ""))
-    if options.style == "html":
-        raw = options.raw_text
-        if line is not None:
-            prefix = f"gp-l{line}-source-"
-            out = fragment(text, citations, id_prefix=prefix, uncited=uncited,
-                           search=grounded.search, raw_text=raw) + "\n"  # fmt: skip
-        else:
-            out = page(text, citations, title=options.title or DEFAULT_TITLE, uncited=uncited,
-                       search=grounded.search, raw_text=raw)  # fmt: skip
-        return out, problems
-    body = render(text, citations, options.style, footnotes=options.footnotes)
-    if grounded.text is None:
-        body = "(the answer has no text)"
-    sources = source_list(
-        text, citations, options.style, uncited=uncited, footnotes=options.footnotes
+    html = options.style == "html"
+    out = render_grounded(
+        grounded,
+        options.style,
+        footnotes=options.footnotes,
+        raw_text=options.raw_text,
+        page=line is None or not html,
+        title=options.title if html and line is None else None,
+        id_prefix=f"gp-l{line}-source-" if html and line is not None else "gp-source-",
     )
-    notes = search_notes(grounded.search, options.style)
-    if not body.endswith("\n"):
-        body += "\n"
-    for extra in (sources, notes):
-        if extra:
-            body += f"\n{extra}\n"
-    return body, problems
+    return out, problems
 
 
 def is_warning(problem: Problem) -> bool:
     """A problem that leaves the rendering complete: a repaired span, an answer without
     text, a redirect URL ``--resolve-urls`` could not resolve (shown as it was).
     Anything else (a span left out) makes ``render`` exit 1."""
-    return problem.code in ("offset-drift", "answer-without-text") or problem.code.startswith(
-        "redirect-"
-    )
+    return problem.code in (
+        "offset-drift",
+        "offsets-in-characters",
+        "answer-without-text",
+    ) or problem.code.startswith("redirect-")
 
 
 # --- validate ------------------------------------------------------------------------------

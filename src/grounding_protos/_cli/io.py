@@ -206,7 +206,9 @@ def parse_json_document(data: bytes, label: str) -> dict[str, Any]:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}" if "\n" in text else f"column {exc.colno}"
-        raise Failure(at(label, f"invalid JSON: {exc.msg} at {where}")) from exc
+        # some of json's messages end with "at" ("Unterminated string starting at")
+        message = exc.msg.removesuffix(" at")
+        raise Failure(at(label, f"invalid JSON: {message} at {where}")) from exc
     except RecursionError as exc:
         raise Failure(at(label, "invalid JSON: nested too deeply")) from exc
     except ValueError as exc:  # a number of more digits than int() takes

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Literal, TypedDict
+from typing import TYPE_CHECKING, Final, Literal, TypedDict
 
 from grounding_protos._cli.commands import error_record
 from grounding_protos._cli.commands import process_line as _process_line
@@ -14,11 +15,15 @@ from grounding_protos._public import public
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["Command", "ErrorMode", "LineOptions", "process_line", "process_lines"]
+__all__ = ["Command", "ErrorMode", "FailedLines", "LineOptions", "process_line", "process_lines"]
 
 Command = Literal["render", "validate", "inspect", "convert"]
-ErrorMode = Literal["inline", "skip", "only"]
+FailedLines = Literal["inline", "skip", "only"]
+"""Where :func:`process_lines` puts the error records of failed lines."""
+ErrorMode = FailedLines  # 0.1's name of FailedLines
 _COMMANDS = ("render", "validate", "inspect", "convert")
+_FAILED: Final = ("inline", "skip", "only")
+_POLICIES: Final = ("strict", "repair", "skip")
 
 
 class LineOptions(TypedDict, total=False):
@@ -34,7 +39,8 @@ class LineOptions(TypedDict, total=False):
     clamp: bool
     title: str | None
     proto_names: bool
-    spans: str
+    errors: str
+    spans: str  # deprecated: errors
     unit: str | None
     footnotes: bool
     raw_text: bool
@@ -46,7 +52,17 @@ def _settings(caller: str, command: str, options: LineOptions) -> Options:
     unknown = sorted(set(options) - set(LineOptions.__annotations__))
     if unknown:  # as a signature with these keywords would say
         raise TypeError(f"{caller}() got an unexpected keyword argument {unknown[0]!r}")
-    return _options(command, **options)
+    if "spans" in options:  # the development versions' name of the span policy
+        if "errors" in options:
+            raise ArgumentValueError("spans= and errors= both give the span policy: use errors=")
+        warnings.warn(
+            "spans= is deprecated: use errors= (the span policy, as in citations.read)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        options = {**options}
+        options["errors"] = options.pop("spans")
+    return _options(command, **options)  # type: ignore[misc]  # spans= is gone by now
 
 
 def _options(
@@ -62,7 +78,7 @@ def _options(
     clamp: bool = False,
     title: str | None = None,
     proto_names: bool = False,
-    spans: str = "repair",
+    errors: str = "repair",
     unit: str | None = None,
     footnotes: bool = False,
     raw_text: bool = False,
@@ -95,9 +111,9 @@ def _options(
     if style not in ("markdown", "html", "plain"):
         raise ArgumentValueError(f"style must be 'markdown', 'html' or 'plain', not {style!r}")
     if snap not in (None, "floor", "ceil", "outward"):
-        raise ArgumentValueError(f"snap must be 'floor', 'ceil', 'outward' or None, not {snap!r}")
-    if spans not in ("strict", "repair", "skip"):
-        raise ArgumentValueError(f"spans must be 'strict', 'repair' or 'skip', not {spans!r}")
+        raise ArgumentValueError(f"snap must be None, 'floor', 'ceil' or 'outward', not {snap!r}")
+    if errors not in _POLICIES:
+        raise ArgumentValueError(f"errors must be 'strict', 'repair' or 'skip', not {errors!r}")
     if unit not in (None, "byte", "char", "utf16"):
         raise ArgumentValueError(f"unit must be 'byte', 'char', 'utf16' or None, not {unit!r}")
     if footnotes and (command != "render" or style != "markdown"):
@@ -120,7 +136,7 @@ def _options(
         snap=snap,  # type: ignore[arg-type]
         clamp=clamp,
         title=title,
-        spans=spans,  # type: ignore[arg-type]
+        errors=errors,  # type: ignore[arg-type]
         unit=unit,  # type: ignore[arg-type]
         footnotes=footnotes,
         raw_text=raw_text,
@@ -138,7 +154,7 @@ def process_lines(
     lines: Iterable[str | bytes],
     command: Command,
     *,
-    errors: ErrorMode = "inline",
+    failed_lines: FailedLines | None = None,
     **options: Unpack[LineOptions],
 ) -> Iterator[str]:
     """The output lines (without line ends) of ``command`` on the lines of one JSONL input.
@@ -148,31 +164,61 @@ def process_lines(
     ``type_name`` (``--type``), ``source`` (``--from``: ``json`` or ``base64``),
     ``target`` (``convert --to``: ``jsonl``, ``base64`` or ``text``), ``text``
     (the contents of ``--text FILE``), ``candidate``, ``style``, ``snap``, ``clamp``,
-    ``title``, ``proto_names``, ``spans`` (``--spans``: the span policy ``errors=``
-    of :func:`grounding_protos.citations.read`; ``errors`` here says where failed
-    lines go, as the command line's ``--errors FILE`` does), ``unit`` (``--unit``),
+    ``title``, ``proto_names``, ``errors`` (``--errors``: the span policy, ``errors=``
+    of :func:`grounding_protos.citations.read`), ``unit`` (``--unit``),
     ``footnotes`` and ``raw_text`` (``render --footnotes``, ``--raw-text``), and
     ``resolve_urls`` with ``cache`` (``--resolve-urls``, ``--cache FILE``: the ``resolve``
-    extra; give workers one sqlite ``cache`` to share what they resolved).
+    extra; give workers one sqlite ``cache`` to share what they resolved). The options
+    are checked now, before the first line.
 
     A line that fails becomes its error record ``{"line": N, "ok": false, …}``:
-    ``errors="inline"`` puts it in place (what ``render``/``validate``/``inspect
-    --jsonl`` write), ``"skip"`` leaves it out (what ``convert --from jsonl`` writes
-    to its output) and ``"only"`` yields the error records alone (its ``--errors``
-    file).
+    ``failed_lines="inline"`` (the default) puts it in place (what
+    ``render``/``validate``/``inspect --jsonl`` write), ``"skip"`` leaves it out (what
+    ``convert --from jsonl`` writes to its output) and ``"only"`` yields the error
+    records alone (its ``--failed-lines`` file).
+
+    0.1's ``errors="inline"`` and ``"only"`` still mean ``failed_lines=``, and so does
+    ``errors="skip"`` given without ``failed_lines=``, with a ``DeprecationWarning``
+    (``errors="skip", failed_lines="inline"`` is the span policy); ``spans=`` (the
+    span policy's name before this release) still works, with one too.
     """
-    if errors not in ("inline", "skip", "only"):
-        raise ArgumentValueError(f"errors must be 'inline', 'skip' or 'only', not {errors!r}")
+    errors = options.get("errors")
+    if errors in ("inline", "only") or (errors == "skip" and failed_lines is None):
+        if failed_lines is not None:
+            raise ArgumentValueError(
+                f"errors={errors!r} and failed_lines= both say where failed lines go: "
+                "use failed_lines="
+            )
+        warnings.warn(
+            f"process_lines(errors={errors!r}) is deprecated: use failed_lines={errors!r} "
+            "(errors= is the span policy, as in citations.read; for it with 'skip', "
+            "pass failed_lines= too)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        options = {**options}
+        del options["errors"]
+        failed_lines = errors  # type: ignore[assignment]
+    if failed_lines is None:
+        failed_lines = "inline"
+    elif failed_lines not in _FAILED:
+        raise ArgumentValueError(
+            f"failed_lines must be 'inline', 'skip' or 'only', not {failed_lines!r}"
+        )
     settings = _settings("process_lines", command, options)
+    return _lines(settings, lines, failed_lines)
+
+
+def _lines(settings: Options, lines: Iterable[str | bytes], failed: str) -> Iterator[str]:
     for number, line in enumerate(lines, 1):
         raw = _raw(line)
         if not raw.strip():
             continue
         result = _process_line(settings, number, raw)
         if result.error is not None:
-            if errors != "skip":
+            if failed != "skip":
                 yield error_record(result)
-        elif errors != "only":
+        elif failed != "only":
             assert result.output is not None
             yield result.output
 

@@ -40,10 +40,30 @@ __all__ = ["main"]
 PROG: Final = "grounding-protos"
 _STYLES: Final = ("markdown", "html", "plain")
 _SNAPS: Final = ("floor", "ceil", "outward")
+# the span policy (errors= of citations.read): never a file name
+_POLICIES: Final = ("strict", "repair", "skip")
 
-_EPILOG: Final = """\
+# What --help ends with: examples that run as they are written (tests/test_cli.py
+# parses each), no path of the repository (an installed package has no docs/).
+EXAMPLES: Final = (
+    ("grounding-protos render answer.json", "the answer with [n] markers, and its sources"),
+    ("grounding-protos render --style html answer.json -o page.html", "a self-contained page"),
+    ("grounding-protos validate answer.json", "every problem, one per line, path first"),
+    ("grounding-protos inspect stream.sse", "a summary of a recorded stream"),
+    (
+        "grounding-protos render --jsonl answers.jsonl -o out.jsonl --failed-lines failed.jsonl",
+        "a batch",
+    ),
+)
+_EPILOG: Final = (
+    "examples:\n"
+    + "".join(f"  {line}\n      {what}\n" for line, what in EXAMPLES)
+    + """
+In Python: grounding_protos.citations.read(obj) and render(grounded, style), the same
+work (python -m pydoc grounding_protos.citations).
 exit status: 0 ok, 1 problems found (or some batch lines failed),
-2 bad usage or unreadable input. Examples: docs/cli.md."""
+2 bad usage or unreadable input."""
+)
 
 
 # --- Argument parsing ---------------------------------------------------------------------
@@ -81,6 +101,21 @@ def _candidate(value: str) -> int:
     if number < 0:
         raise argparse.ArgumentTypeError("must be 0 or more")
     return number
+
+
+def _file(option: str) -> Any:
+    """An argparse type for an option naming a file to write: a span policy's name is
+    refused there, with a hint (``--errors skip`` once wrote a file named ``skip``)."""
+
+    def file_name(value: str) -> str:
+        if value in _POLICIES:
+            raise argparse.ArgumentTypeError(
+                f"{option} takes a file, and {value!r} is a span policy: for the policy "
+                f"use --errors {value}; for a file of that name write ./{value}"
+            )
+        return value
+
+    return file_name
 
 
 def _version() -> str:
@@ -148,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
             "-o",
             "--output",
             metavar="OUT",
+            type=_file("-o"),
             help="write here (created or overwritten) instead of stdout",
         )
 
@@ -187,7 +223,8 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--unit",
             choices=("byte", "char", "utf16"),
-            help="what the input's offsets count, overriding the shape's default (docs/inputs.md)",
+            help="what the input's offsets count (bytes, characters, UTF-16 units), "
+            "overriding the default of the input's shape",
         )
         sub.add_argument(
             "--candidate",
@@ -203,15 +240,24 @@ def build_parser() -> argparse.ArgumentParser:
         )
         batch_options(sub)
 
-    def span_policy(sub: argparse.ArgumentParser) -> None:
+    def span_policy(sub: argparse.ArgumentParser, *, policy: bool = True) -> None:
+        # --errors is the span policy, as errors= in Python; 0.1's --errors FILE (now
+        # --failed-lines) still works, with a warning: _span_policy sorts them out.
         sub.add_argument(
-            "--spans",
-            choices=("strict", "repair", "skip"),
-            default="repair",
+            "--errors",
+            metavar="POLICY",
+            dest="errors_option",
             help="spans whose offsets disagree with their text: re-anchor them on it "
             "(repair, the default; each repair is a warning), fail (strict), or leave "
-            "out what cannot be placed (skip: exit status 1)",
+            "out what cannot be placed (skip: exit status 1); errors= in Python"
+            if policy
+            else argparse.SUPPRESS,
         )
+        sub.set_defaults(has_span_policy=policy)
+        if policy:  # the name of the development versions, deprecated
+            sub.add_argument(
+                "--spans", choices=_POLICIES, dest="spans_option", help=argparse.SUPPRESS
+            )
 
     def batch_options(sub: argparse.ArgumentParser) -> None:
         sub.add_argument(
@@ -223,7 +269,10 @@ def build_parser() -> argparse.ArgumentParser:
             "one per CPU, and never more than lines)",
         )
         sub.add_argument(
-            "--errors", metavar="FILE", help="batch: write the error records of failed lines here"
+            "--failed-lines",
+            metavar="FILE",
+            type=_file("--failed-lines"),
+            help="batch: write the error records of failed lines here",
         )
 
     def resolve_options(sub: argparse.ArgumentParser) -> None:
@@ -231,11 +280,12 @@ def build_parser() -> argparse.ArgumentParser:
             "--resolve-urls",
             action="store_true",
             help="ask each grounding redirect URL (vertexaisearch.cloud.google.com) for "
-            "the page it leads to, and show that page (network access; docs/redirects.md)",
+            "the page it leads to, and show that page (network access)",
         )
         sub.add_argument(
             "--cache",
             metavar="FILE",
+            type=_file("--cache"),
             help="with --resolve-urls: keep resolved URLs in this SQLite file (created if "
             "missing, shared by processes, entries kept 7 days)",
         )
@@ -299,6 +349,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--to", dest="target", choices=FORMATS, required=True, help="output format")
     json_options(sub)
     batch_options(sub)
+    span_policy(sub, policy=False)  # only 0.1's --errors FILE
     sub.set_defaults(handler=_cmd_convert)
 
     sub = command(
@@ -348,6 +399,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     document_options(sub)
     sub.add_argument("--json", action="store_true", help="a JSON array of {code, message, path}")
+    span_policy(sub, policy=False)  # only 0.1's --errors FILE
     sub.set_defaults(handler=_cmd_document, doc_command="validate")
 
     sub = command(
@@ -433,6 +485,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     from grounding_protos._cli.options import Options
 
     resolve_type(args.type)  # a wrong name fails before any input is read
+    _span_policy(args)
     options = Options(
         "convert",
         type_name=args.type,
@@ -450,8 +503,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         # one line out per line in: text format (and JSON) on one line
         options = dataclasses.replace(options, compact=True)
         return _batch(args, options, keep_errors_in_output=False)
-    if args.errors is not None:
-        raise Failure("--errors is for batches (--from jsonl)")
+    if args.failed_lines is not None:
+        raise Failure("--failed-lines is for batches (--from jsonl)")
     binary = args.target == "binary"
     Output(args.output, binary=binary)  # refuse a terminal before reading stdin
     out = convert_document(options, read_input(args.file), label_of(args.file))
@@ -471,7 +524,7 @@ def _render_view(options: Options) -> Options:
     if options.style == "html" and not options.raw_text and not available():
         stderr_line(
             f"{PROG}: markdown-it-py (3 or later) is not installed: the answer is shown as "
-            "raw text (pip install 'grounding-protos[html]'; --raw-text asks for it)"
+            "raw text (pip install 'markdown-it-py>=3'; --raw-text asks for it)"
         )
         options = dataclasses.replace(options, raw_text=True)
     return options
@@ -492,6 +545,7 @@ def _cmd_document(args: argparse.Namespace) -> int:
     from grounding_protos._cli.options import Options
 
     command = args.doc_command
+    policy = _span_policy(args)
     if args.type is not None:
         resolve_type(args.type)  # a wrong name fails before any input is read
     elif args.source != "json":
@@ -515,7 +569,7 @@ def _cmd_document(args: argparse.Namespace) -> int:
         title=getattr(args, "title", None),
         raw_text=getattr(args, "raw_text", False),
         footnotes=getattr(args, "footnotes", False),
-        spans=getattr(args, "spans", "repair"),
+        errors=policy,  # type: ignore[arg-type]  # one of _POLICIES
         resolve_urls=getattr(args, "resolve_urls", False),
         cache=getattr(args, "cache", None),
     )
@@ -542,8 +596,8 @@ def _cmd_document(args: argparse.Namespace) -> int:
                 options = dataclasses.replace(options, cache=run_cache)
                 return _batch(args, options, keep_errors_in_output=True)
         return _batch(args, options, keep_errors_in_output=True)
-    if args.errors is not None:
-        raise Failure("--errors is for batches (--jsonl)")
+    if args.failed_lines is not None:
+        raise Failure("--failed-lines is for batches (--jsonl)")
     label = label_of(args.file)
     live = command == "render" and args.output in (None, "-")
     document, warnings = load_input(options, args.file, label, live=live)  # a stream: merged
@@ -576,6 +630,43 @@ def _cmd_document(args: argparse.Namespace) -> int:
     return status
 
 
+def _span_policy(args: argparse.Namespace) -> str:
+    """The span policy of ``--errors POLICY``; 0.1's ``--errors FILE`` and the
+    development versions' ``--spans POLICY`` still work, each with a warning (and
+    ``args.failed_lines`` takes 0.1's file)."""
+    value: str | None = getattr(args, "errors_option", None)
+    spans: str | None = getattr(args, "spans_option", None)
+    policy = "repair"
+    if spans is not None:
+        stderr_line(
+            f"{PROG}: warning: --spans is deprecated: use --errors {spans} "
+            "(the span policy, errors= in Python)"
+        )
+        policy = spans
+    if value is None:
+        return policy
+    if value in _POLICIES:
+        if not getattr(args, "has_span_policy", False):
+            raise Failure(
+                f"{args.command} has no span policy, and {value!r} is one; the file of "
+                f"failed lines is --failed-lines FILE (./{value} for a file of that name)"
+            )
+        if spans is not None:
+            raise Failure("--spans and --errors both give the span policy: use --errors")
+        return value
+    # 0.1's --errors FILE: the file of a batch's failed lines
+    if not (getattr(args, "jsonl", False) or getattr(args, "source", None) == "jsonl"):
+        raise Failure(f"--errors takes a span policy (strict, repair or skip), not {value!r}")
+    stderr_line(
+        f"{PROG}: warning: --errors FILE is deprecated: use --failed-lines {value} "
+        "(--errors is the span policy: strict, repair or skip)"
+    )
+    if args.failed_lines is not None:
+        raise Failure("--errors FILE and --failed-lines both name the file of failed lines")
+    args.failed_lines = value
+    return policy
+
+
 def _batch_workers(requested: int, cap: int) -> int:
     """``--workers``: 0 is one per CPU; more than the CPUs is clamped to them, with a note
     (more processes than cores only cost memory: 100,000 of them exhausted it)."""
@@ -593,9 +684,10 @@ def _batch(args: argparse.Namespace, options: Any, *, keep_errors_in_output: boo
     workers = _batch_workers(args.workers, _cli_batch.cpu_cap())
     inputs = (args.file, getattr(args, "text_file", None))
     out = Output(args.output, inputs=inputs)
-    errors = Output(args.errors, inputs=inputs) if args.errors is not None else None
-    if errors is not None and out.path is not None and _same_path(args.errors, out.path):
-        raise Failure("--errors and -o name the same file")
+    failed = args.failed_lines
+    errors = Output(failed, inputs=inputs) if failed is not None else None
+    if errors is not None and out.path is not None and _same_path(failed, out.path):
+        raise Failure("--failed-lines and -o name the same file")
     stream = open_input(args.file)
     try:
         progress = None

@@ -30,7 +30,7 @@ class Options:
     title: str | None = None
     compact: bool = False
     proto_names: bool = False
-    spans: Literal["strict", "repair", "skip"] = "repair"  # --spans: the span policy
+    errors: Literal["strict", "repair", "skip"] = "repair"  # --errors: the span policy
     resolve_urls: bool = False  # --resolve-urls
     cache: str | None = None  # --cache FILE (a batch without it: a file for the run)
     raw_text: bool = False  # render --raw-text: the HTML view without Markdown

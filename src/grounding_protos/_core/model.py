@@ -599,20 +599,21 @@ class SearchInfo:
 class Grounded:
     """An answer text with its citations, as :func:`grounding_protos.citations.read` gives.
 
-    ``text`` is the answer text (joined text parts for Gemini), ``None`` when the
-    input held none and none was passed. ``declared_sources`` lists every source the
-    response declares (grounding chunks, references, inline citation sources) in
-    declaration order, cited or not; :attr:`sources` the ones the citations use, in
-    order of first use, and :attr:`uncited_sources` the rest. ``problems`` records every
-    span that was repaired or skipped (and, for streams, what was incomplete); nothing
-    is moved or dropped without one. ``shape`` names what was read (``"gemini_response"``,
-    ``"answer"``, …, one of ``citations.SHAPES``); ``search`` holds the search queries
-    and Search Suggestions; ``finish_reason`` the candidate's, where the input has one.
-    ``skipped_reasons`` says why the vendor gave no (or no full) answer
-    (``answerSkippedReasons``, ``summarySkippedReasons``), ``safety`` the
-    ``(category, score)`` safety attributes of a search summary. ``score`` is the
-    response's own score of the whole answer, where it has one: check grounding's
-    ``supportScore``, a grounded generation candidate's ``groundingScore``.
+    ``text`` is the answer text (joined text parts for Gemini); ``""`` for an answer
+    without text (a blocked or image-only response), ``None`` when the input cannot hold
+    the text (a bare ``GroundingMetadata``) and none was passed. ``declared_sources``
+    lists every source the response declares (grounding chunks, references, inline
+    citation sources) in declaration order, cited or not; :attr:`sources` the ones the
+    citations use, in order of first use, and :attr:`uncited_sources` the rest.
+    ``problems`` records every span that was repaired or skipped (and, for streams, what
+    was incomplete); nothing is moved or dropped without one. ``shape`` names what was
+    read (``"gemini_response"``, ``"answer"``, …, one of ``citations.SHAPES``);
+    ``search`` holds the search queries and Search Suggestions; ``finish_reason`` the
+    candidate's, where the input has one. ``skipped_reasons`` says why the vendor gave
+    no (or no full) answer (``answerSkippedReasons``, ``summarySkippedReasons``),
+    ``safety`` the ``(category, score)`` safety attributes of a search summary.
+    ``score`` is the response's own score of the whole answer, where it has one: check
+    grounding's ``supportScore``, a grounded generation candidate's ``groundingScore``.
     """
 
     text: str | None

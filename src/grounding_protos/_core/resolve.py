@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Literal, NoReturn
+from typing import Final, Literal, NoReturn
 
 from grounding_protos._core.model import Citation, Problem, SharedText, Source
 from grounding_protos._core.raw import RawAnswer, RawSpan
@@ -648,6 +648,7 @@ def resolve(
     problem. Every repair and skip is in ``problems``.
     """
     resolver = _Resolver(raw, mode, snap, clamp)
+    index: TextIndex | None = None
     try:
         index, parts = resolver.text(text)
         result = Resolution(index.text if index is not None else None)
@@ -659,9 +660,97 @@ def resolve(
             if citation is not None:
                 result.citations.append(citation)
     except _Stop as stop:
-        _raise(stop.problem)
+        problem = stop.problem
+        if problem.code in _SPAN_CODES:
+            problem = _explained(problem, raw, index, snap, clamp)
+        _raise(problem)
     result.problems = resolver.problems
+    if result.problems:  # what the problems together say, once
+        result.problems = _diagnosed(result.problems, raw, index, snap, clamp)
     return result
+
+
+# --- what several problems together say (only looked at when there are problems) ------
+
+# problems of a span's offsets or its segment.text
+_SPAN_CODES = _OFFSET_CODES | {"segment-text-mismatch"}
+
+
+def _explained(
+    problem: Problem, raw: RawAnswer, index: TextIndex | None, snap: object, clamp: bool
+) -> Problem:
+    """A span's problem with the fix it points to, where the input shows one: offsets
+    that are characters (:func:`_in_characters`), or a lone chunk of a stream."""
+    spans = _in_characters(raw, index, snap, clamp)
+    if spans:
+        return Problem(problem.code, f"{problem.message}; {_characters_note(raw, spans)}",
+                       problem.path)  # fmt: skip
+    if problem.code == "offset-out-of-range" and raw.shape == "candidate":
+        return Problem(problem.code, f"{problem.message}; {_CHUNK_NOTE}", problem.path)
+    return problem
+
+
+_CHUNK_NOTE: Final = (
+    "offsets past the end of the text look like one chunk of a stream (a streamed "
+    "answer's offsets count the whole answer's text, and its grounding metadata comes "
+    "with the last chunk): read the whole stream with read_stream"
+)
+
+
+def _diagnosed(
+    problems: list[Problem], raw: RawAnswer, index: TextIndex | None, snap: object, clamp: bool
+) -> list[Problem]:
+    """The problems, with offsets in characters said once instead of one repair per
+    span, and the first offset past the end of a Gemini answer's text pointing to
+    ``read_stream``."""
+    drifts = [p for p in problems if p.code == "offset-drift"]
+    if drifts:
+        spans = _in_characters(raw, index, snap, clamp)
+        if spans:
+            note = Problem("offsets-in-characters", _characters_note(raw, spans), drifts[0].path)
+            out = [p for p in problems if p.code != "offset-drift"]
+            out.insert(problems.index(drifts[0]), note)
+            return out
+    if raw.shape == "candidate":
+        for k, p in enumerate(problems):
+            if p.code == "offset-out-of-range":
+                problems = list(problems)
+                problems[k] = Problem(p.code, f"{p.message}; {_CHUNK_NOTE}", p.path)
+                break
+    return problems
+
+
+def _characters_note(raw: RawAnswer, spans: int) -> str:
+    what = "the span's" if spans == 1 else f"each of the {spans} spans'"
+    return (
+        f"the offsets look like characters, not {_PLURALS[raw.unit]}: {what} segment.text "
+        "is at its offsets counted in characters; read(obj, unit='char') reads them so"
+    )
+
+
+def _in_characters(raw: RawAnswer, index: TextIndex | None, snap: object, clamp: bool) -> int:
+    """How many spans have a ``segment.text`` that sits exactly at their offsets counted
+    in characters, when every span with a text does (and the offsets are taken in
+    another unit); 0 otherwise."""
+    if index is None or raw.unit == "char" or snap is not None or clamp:
+        return 0
+    text = index.text
+    several_parts = sum(1 for p in raw.parts or () if p.text is not None and not p.thought) > 1
+    matched = 0
+    for span in raw.spans:
+        wanted = span.segment_text
+        if not isinstance(wanted, str) or not wanted:
+            continue
+        if span.part_relative and span.part is not None and several_parts:
+            return 0  # offsets into one of several parts: not looked at
+        start = 0 if span.start is None else _as_int(span.start)
+        end = 0 if span.end is None else _as_int(span.end)
+        if start is None or end is None or not 0 <= start <= end <= len(text):
+            return 0
+        if not _at(text, wanted, start, end):
+            return 0
+        matched += 1
+    return matched
 
 
 def _bulk_place(raw: RawAnswer, index: TextIndex, snap: SpanSnap | None, clamp: bool) -> list[Hint]:

@@ -161,6 +161,8 @@ def metadata_pairs(value: object) -> tuple[tuple[str, str], ...]:
 
 def unsupported(obj: object, why: str = "") -> UnsupportedInputError:
     """The error for an input of no supported shape: what it is, and the shapes known."""
+    if why.startswith(" (JSON text?)"):  # a str or bytes: the fix, not the shapes
+        return UnsupportedInputError(f"cannot read citations from {describe(obj)}{why}")
     return UnsupportedInputError(
         f"cannot read citations from {describe(obj)}{why}: it has none of the supported "
         f"shapes ({', '.join(SHAPES)}; as REST JSON, messages, official client or SDK "

@@ -110,6 +110,12 @@ def reader_for(obj: object) -> Reader:
         for reader in READERS:
             if reader.matches(obj):
                 return reader
+        if isinstance(obj, (str, bytes, bytearray)):
+            raise unsupported(
+                obj,
+                " (JSON text?): parse it first (json.loads), or use read_stream for a "
+                "recorded stream",
+            )
     raise unsupported(obj)
 
 

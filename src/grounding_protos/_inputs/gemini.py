@@ -135,7 +135,8 @@ def read_response(obj: object, candidate: int) -> RawAnswer:
         return raw
     if not 0 <= candidate < len(candidates):
         raise UnsupportedInputError(
-            f"the response has {len(candidates)} candidates; candidate={candidate} is out of range"
+            f"the response has {len(candidates)} candidate{'' if len(candidates) == 1 else 's'}; "
+            f"candidate={candidate} is out of range"
         )
     chosen = unwrap(candidates[candidate])
     if not is_candidate(chosen):

@@ -59,7 +59,8 @@ def read_grounded_generation(obj: object, candidate: int) -> RawAnswer:
     candidates = items(obj, "candidates")
     if not 0 <= candidate < len(candidates):
         raise UnsupportedInputError(
-            f"the response has {len(candidates)} candidates; candidate={candidate} is out of range"
+            f"the response has {len(candidates)} candidate{'' if len(candidates) == 1 else 's'}; "
+            f"candidate={candidate} is out of range"
         )
     chosen = unwrap(candidates[candidate])
     prefix = f"candidates[{candidate}]."

@@ -888,8 +888,8 @@ def html_view(
             _warned_missing = True
             warnings.warn(
                 "markdown-it-py (3 or later) is not installed, so the HTML view shows the "
-                "answer as raw text; install grounding-protos[html], or pass raw_text=True "
-                "to ask for raw text (and silence this warning)",
+                "answer as raw text; install it (pip install 'markdown-it-py>=3'), or pass "
+                "raw_text=True to ask for raw text (and silence this warning)",
                 RuntimeWarning,
                 stacklevel=3,
             )

@@ -83,49 +83,8 @@ def render(
     footnotes: bool = False,
     remote_images: bool = False,
 ) -> str:
-    """``text`` with a citation marker right after the last character of each cited span.
-
-    Positions come from each citation's UTF-8 byte offsets ``start``/``end``, converted
-    against ``text`` (its ``char_start``/``char_end`` are not used). Sources are numbered
-    by first appearance in text order; citations ending at one place share one marker
-    listing their distinct numbers in ascending order; a citation without sources gets
-    no marker. No character of ``text`` is changed: removing the markers (and, for
-    HTML, the tags and the escaping) gives it back exactly.
-
-    - ``"markdown"``, ``"plain"``: ``[1]``, ``[1][3]``; the text is left as it is.
-      ``footnotes=True`` (Markdown only) writes GFM footnote references ``[^1]``
-      instead, to go with :func:`source_list`'s ``footnotes=True`` definitions.
-    - ``"html"``: the text's Markdown rendered (CommonMark, GFM tables and
-      strikethrough; needs markdown-it-py, the ``[html]`` extra), markers and
-      highlights placed by the source positions (see ``docs/render.md``). With
-      ``raw_text=True``, or without markdown-it-py (a warning, once), the text as
-      it is, HTML-escaped, each marker a
-      ``<sup class="gp-cite">`` of links to ``#gp-source-N`` (the ids of
-      :func:`source_list`'s HTML, prefix ``id_prefix``). With ``highlight=True`` every
-      cited stretch is also wrapped in ``<mark class="gp-span" data-sources="1 3">``,
-      split at every span boundary so that no two elements overlap or nest. Images
-      of the Markdown are links (``<a class="gp-image">``), never loaded, unless
-      ``remote_images=True``.
-    - a callable: called once per marker position with the ``(number, source)``
-      pairs; its result is inserted verbatim, and the text is left as it is.
-
-    Offsets are strict: one that is out of range or splits a character, or a reversed
-    span, raises :class:`OffsetError` naming the citation's ``path`` (or
-    ``citations[i]``). ``snap`` (``"floor"``, ``"ceil"``, ``"outward"``) and ``clamp``
-    allow leniency as in :meth:`~grounding_protos.offsets.TextIndex.to_char_span`.
-
-    >>> from grounding_protos.citations import Citation, Source
-    >>> dom, wiki = Source(uri="https://dom.example", title="Dom"), Source(title="Wiki")
-    >>> text = "Der Kölner Dom ist 157 m hoch. Er ist gotisch."
-    >>> cites = [Citation(0, 31, None, None, None, (dom,)),
-    ...          Citation(32, 47, None, None, None, (wiki, dom))]
-    >>> render(text, cites)
-    'Der Kölner Dom ist 157 m hoch.[1] Er ist gotisch.[1][2]'
-    >>> render("<b>", [Citation(0, 3, None, None, None, (dom,))], "html", raw_text=True)
-    '&lt;b&gt;<sup class="gp-cite">\u2060<a href="#gp-source-1" title="Dom">[1]</a></sup>'
-    >>> render(text, cites, lambda pairs: "^" + ",".join(str(n) for n, _ in pairs))
-    'Der Kölner Dom ist 157 m hoch.^1 Er ist gotisch.^1,2'
-    """
+    """The text form of :func:`grounding_protos.citations.render` (documented there):
+    ``text`` with a marker after each cited span, in ``style``."""
     if isinstance(style, str):
         if style not in _STYLES:
             raise ArgumentValueError(
@@ -646,4 +605,4 @@ def _html_entry(n: int, source: Source, id_prefix: str, uncited: bool = False) -
     return f'<li id="{attr(id_prefix)}{n}">{body}{nested}</li>'
 
 
-public("grounding_protos.citations", render, number_sources, source_list, search_notes)
+public("grounding_protos.citations", number_sources, source_list, search_notes)

@@ -28,7 +28,7 @@ from typing import Final
 
 from grounding_protos._core.model import Citation, Source
 from grounding_protos._exceptions import ArgumentTypeError, OffsetError
-from grounding_protos._offsets import SpanSnap, TextIndex
+from grounding_protos._offsets import SpanSnap, TextIndex, check_span_snap
 
 LISTED: Final = 16
 """The most source numbers a highlight piece lists in ``data-sources``."""
@@ -221,6 +221,8 @@ def char_spans(
 ) -> tuple[list[int], list[int]]:
     """Every citation's character start and end, converted in bulk; on an error, the
     spans are converted again one by one to name the first bad citation by its path."""
+    if snap is not None:
+        check_span_snap(snap)
     k = len(cites)
     try:
         if snap == "outward":

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from grounding_protos._citations.read import read
 from grounding_protos._core.model import Grounded, Problem, SpanPolicy
 from grounding_protos._exceptions import StreamError
-from grounding_protos._offsets import SpanSnap
+from grounding_protos._offsets import SpanSnap, Unit
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,7 @@ class ReadOptions:
     snap: SpanSnap | None
     clamp: bool
     errors: SpanPolicy
+    unit: Unit | None = None  # what the offsets count, as read(unit=) takes it
 
     def read(self, obj: object, *, text: bool = True) -> Grounded:
         return read(
@@ -33,6 +34,7 @@ class ReadOptions:
             errors=self.errors,
             snap=self.snap,
             clamp=self.clamp,
+            unit=self.unit,
         )
 
 

@@ -193,7 +193,8 @@ def decode_json(number: int, data: str | bytes) -> object:
         return json.loads(data)
     except json.JSONDecodeError as exc:
         raise StreamError(
-            f"malformed JSON: {exc.msg} at character {exc.pos} of {_shown(data)}", event=number
+            f"malformed JSON: {_json_message(exc)} at character {exc.pos} of {_shown(data)}",
+            event=number,
         ) from exc
     except (RecursionError, ValueError) as exc:
         raise StreamError(f"malformed JSON: {exc}", event=number) from exc
@@ -250,7 +251,7 @@ def json_array_chunks(text: str) -> Iterator[Item]:
                 yield Truncated(number, f"the recording ends inside element {number}")
                 return
             raise StreamError(
-                f"malformed JSON in element {number}: {exc.msg} at character {exc.pos}",
+                f"malformed JSON in element {number}: {_json_message(exc)} at character {exc.pos}",
                 event=number,
             ) from exc
         except (RecursionError, ValueError) as exc:
@@ -361,3 +362,8 @@ def _decode(data: bytes) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise StreamError(f"the stream is not UTF-8: {exc.reason} at byte {exc.start}") from exc
+
+
+def _json_message(exc: json.JSONDecodeError) -> str:
+    """json's message without its trailing "at" ("Unterminated string starting at")."""
+    return exc.msg.removesuffix(" at")

@@ -20,9 +20,9 @@ from google.protobuf.message import Message
 from grounding_protos._citations.read import read  # noqa: F401 (the docstrings' :func:`read`)
 from grounding_protos._core.access import get
 from grounding_protos._core.model import Citation, Grounded, Problem, SpanPolicy
-from grounding_protos._exceptions import CitationError, OffsetError, StreamError
+from grounding_protos._exceptions import ArgumentValueError, CitationError, OffsetError, StreamError
 from grounding_protos._inputs.dispatch import classify
-from grounding_protos._offsets import SpanSnap
+from grounding_protos._offsets import SpanSnap, Unit
 from grounding_protos._public import public
 from grounding_protos._streams import (
     assist,
@@ -134,6 +134,7 @@ def read_stream(
     snap: SpanSnap | None = None,
     clamp: bool = False,
     errors: SpanPolicy = "repair",
+    unit: Unit | None = None,
 ) -> Grounded:
     """The answer text and citations of a streamed Gemini response, as :func:`read`
     gives them for the whole response.
@@ -143,7 +144,8 @@ def read_stream(
     one chunk or one SSE event each, or the lines of an SSE stream), or a whole
     recorded stream as ``str``,
     ``bytes`` or a file: SSE (``data: {...}`` events) or a JSON array of responses.
-    ``candidate`` is a candidate's ``index``; the options are those of :func:`read`.
+    ``candidate`` is a candidate's ``index``; the options are those of :func:`read`
+    (``unit`` too: what the offsets count, for the shape's default).
     The chunks are merged (``docs/streams.md``) and the merged response is read. The
     streams of other surfaces and vendors are recognized by their first chunk: Discovery
     Engine's, the Interactions API's, Gemini Live's, and the OpenAI family's (Responses
@@ -171,7 +173,7 @@ def read_stream(
             JSON, another API's chunk), naming the event's number; or no event at all.
         UnsupportedInputError, OffsetError, CitationError: as :func:`read`.
     """
-    options = ReadOptions(candidate, text, snap, clamp, errors)
+    options = _options(candidate, text, snap, clamp, errors, unit)
     if type(stream) is list and stream and type(stream[0]) is dict:
         family = event_merger(stream[0])
         if family is not None:  # a list of an OpenAI-family stream's events, numbered here
@@ -210,6 +212,20 @@ def read_stream(
 
 
 # --- Discovery Engine streamed answers ----------------------------------------------------
+
+
+def _options(
+    candidate: int,
+    text: str | bytes | None,
+    snap: SpanSnap | None,
+    clamp: bool,
+    errors: SpanPolicy,
+    unit: Unit | None,
+) -> ReadOptions:
+    """``read``'s options, ``unit`` checked before any chunk is read."""
+    if unit is not None and unit not in ("byte", "char", "utf16"):
+        raise ArgumentValueError(f"unit must be 'byte', 'char' or 'utf16', not {unit!r}")
+    return ReadOptions(candidate, text, snap, clamp, errors, unit)
 
 
 def _is_answer_chunk(value: object) -> bool:
@@ -399,6 +415,7 @@ async def aread_stream(
     snap: SpanSnap | None = None,
     clamp: bool = False,
     errors: SpanPolicy = "repair",
+    unit: Unit | None = None,
 ) -> Grounded:
     """:func:`read_stream` for an async iterable of chunks (google-genai's
     ``client.aio.models.generate_content_stream``); a sync stream is read as
@@ -414,9 +431,10 @@ async def aread_stream(
     """
     if not isinstance(stream, AsyncIterable):
         return read_stream(
-            stream, text=text, candidate=candidate, snap=snap, clamp=clamp, errors=errors
-        )
-    options = ReadOptions(candidate, text, snap, clamp, errors)
+            stream, text=text, candidate=candidate, snap=snap, clamp=clamp, errors=errors,
+            unit=unit,
+        )  # fmt: skip
+    options = _options(candidate, text, snap, clamp, errors, unit)
     merger = Merger()
     answers: list[Item] = []
     merge: Merge | None = None
@@ -465,6 +483,8 @@ class StreamReader:
     has not arrived yet. :meth:`grounded` is the result so far, :meth:`finish` the
     result at the end of the stream (the same as ``read_stream``).
 
+    The options are :func:`read_stream`'s (with ``unit`` other than ``"byte"``,
+    ``citationMetadata`` citations come with the chunk where the candidate finishes).
     The work per chunk is proportional to the chunk, not to the text received before
     it; placing a citation costs the text of the fragments it spans. Only the final
     read (when the candidate finishes) goes over the whole answer.
@@ -495,8 +515,9 @@ class StreamReader:
         snap: SpanSnap | None = None,
         clamp: bool = False,
         errors: SpanPolicy = "repair",
+        unit: Unit | None = None,
     ) -> None:
-        self._options = ReadOptions(candidate, text, snap, clamp, errors)
+        self._options = _options(candidate, text, snap, clamp, errors, unit)
         self._merger = Merger(track=True)
         self._events: EventMerger | None = None  # an OpenAI-family stream's merger
         self._reported: set[str] = set()
@@ -590,6 +611,8 @@ class StreamReader:
 
     def _place(self, state: Candidate, j: int) -> Citation | None:
         """Citation ``j`` placed by reading only the fragments it spans."""
+        if self._options.unit not in (None, "byte"):
+            return None  # the fragments are kept by bytes: placed when the candidate finishes
         item = state.citations[j]
         start = integer(get(item, "start_index") or 0)
         end = integer(get(item, "end_index") or 0)
