@@ -37,6 +37,7 @@ from grounding_protos._cli.options import Options
 
 if TYPE_CHECKING:
     from grounding_protos._core.model import Problem
+    from grounding_protos._streams.common import EventMerger
     from grounding_protos._streams.parse import Item
 
 # Problems after which the output is not the whole answer: the exit status is 1.
@@ -91,6 +92,10 @@ def load_input(
         from grounding_protos._streams.parse import recorded_chunks
 
         return _merge(options, lambda: recorded_chunks(data), label)
+    from grounding_protos._streams.bedrock import eventstream_items, is_eventstream
+
+    if is_eventstream(data[:16]):  # a raw Bedrock ConverseStream body
+        return _merge(options, lambda: eventstream_items([data]), label)
     return load_document(options, data, label), []
 
 
@@ -136,7 +141,7 @@ def _sse_items(head: bytes, stream: IO[bytes], label: str) -> Iterable[Item]:
 def _merge(
     options: Options, chunks: Callable[[], Iterable[Item]], label: str, *, echo: bool = False
 ) -> tuple[object, list[Problem]]:
-    from grounding_protos._exceptions import StreamError
+    from grounding_protos._exceptions import MissingDependencyError, StreamError
     from grounding_protos._streams.gemini import Merger
     from grounding_protos._streams.parse import Truncated
     from grounding_protos._streams.read import merge_items, surface_merger
@@ -151,6 +156,9 @@ def _merge(
         if not isinstance(first, Truncated):
             other = surface_merger(first.value)
             if other is not None:  # another surface's stream: merged by its own merger
+                factory = getattr(other, "factory", None)
+                if echo and factory is not None:  # event by event, the text shown
+                    return _merge_live(factory(), itertools.chain([first], items))
                 return merge_items(other, itertools.chain([first], items))
         for item in itertools.chain([first], items):
             if isinstance(item, Truncated):
@@ -163,7 +171,7 @@ def _merge(
                 sys.stdout.write(terminal_safe(text))
                 sys.stdout.flush()
                 shown = True
-    except StreamError as exc:
+    except (StreamError, MissingDependencyError) as exc:
         raise Failure(at(label, str(exc))) from exc
     if shown:
         sys.stdout.write("\n\n")
@@ -172,3 +180,27 @@ def _merge(
         raise Failure(at(label, "the stream holds no response: 0 events"))
     problems = merger.stream_problems(options.candidate) + merger.incomplete(options.candidate)
     return merger.merged(), problems
+
+
+def _merge_live(merger: EventMerger, items: Iterable[Item]) -> tuple[object, list[Problem]]:
+    """A vendor's stream (Anthropic, Cohere, Bedrock) merged event by event, each event's
+    answer text written to the terminal as it arrives."""
+    from grounding_protos._core.model import Problem
+    from grounding_protos._streams.parse import Truncated
+
+    truncated: list[Problem] = []
+    shown = False
+    for item in items:
+        if isinstance(item, Truncated):
+            truncated.append(Problem("stream-truncated", item.message, ""))
+            break
+        text = merger.add(item.number, item.value)
+        if text:  # only to a terminal: its controls escaped
+            sys.stdout.write(terminal_safe(text))
+            sys.stdout.flush()
+            shown = True
+    if shown:
+        sys.stdout.write("\n\n")
+        sys.stdout.flush()
+    merged, problems = merger.result()
+    return merged, [*truncated, *problems]

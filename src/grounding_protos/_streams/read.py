@@ -23,9 +23,17 @@ from grounding_protos._exceptions import CitationError, OffsetError, StreamError
 from grounding_protos._inputs.dispatch import classify
 from grounding_protos._offsets import SpanSnap
 from grounding_protos._public import public
-from grounding_protos._streams import assist, grounded_generation, interactions, live
+from grounding_protos._streams import (
+    anthropic,
+    assist,
+    bedrock,
+    cohere,
+    grounded_generation,
+    interactions,
+    live,
+)
 from grounding_protos._streams.answer import merge_answer_chunks
-from grounding_protos._streams.common import ReadOptions, text_line
+from grounding_protos._streams.common import EventMerger, ReadOptions, text_line
 from grounding_protos._streams.gemini import (
     CITATION_FIELDS,
     Candidate,
@@ -56,10 +64,17 @@ def _is_response(obj: object) -> bool:
 
 def stream_items(stream: object) -> Iterator[Item]:
     """The numbered chunks of any stream input (see ``read_stream``)."""
+    if isinstance(stream, (bytes, bytearray, memoryview)) and bedrock.is_eventstream(
+        bytes(stream[:16])
+    ):  # a raw Bedrock ConverseStream body
+        return bedrock.eventstream_items([bytes(stream)])
     if isinstance(stream, (str, bytes, bytearray, memoryview)):
         return recorded_chunks(stream)
     if hasattr(stream, "read"):
         file: IO[Any] = stream  # type: ignore[assignment]
+        peek = getattr(file, "peek", None)
+        if callable(peek) and bedrock.is_eventstream(bytes(peek(16))[:16]):
+            return bedrock.eventstream_items(iter(lambda: file.read(65536), b""))
         return recorded_chunks(file)
     if _is_response(stream):
         return iter([Chunk(1, stream)])
@@ -77,6 +92,8 @@ def _iterable_items(elements: Iterator[object]) -> Iterator[Item]:
     first = next(elements, _END)
     if first is _END:
         return iter(())
+    if isinstance(first, bytes) and bedrock.is_eventstream(first[:16]):
+        return bedrock.eventstream_items(itertools.chain([first], elements))  # type: ignore[arg-type]
     if isinstance(first, (str, bytes)):
         text = first.decode("utf-8", "replace") if isinstance(first, bytes) else first
         if detect(text) == "sse" or not text.strip():  # SSE lines (``iter_lines()``)
@@ -135,7 +152,11 @@ def read_stream(
     recorded stream as ``str``,
     ``bytes`` or a file: SSE (``data: {...}`` events) or a JSON array of responses.
     ``candidate`` is a candidate's ``index``; the options are those of :func:`read`.
-    The chunks are merged (``docs/streams.md``) and the merged response is read.
+    The chunks are merged (``docs/streams.md``) and the merged response is read. The
+    streams of other surfaces and vendors (Discovery Engine, Interactions, Live;
+    Anthropic Messages, Cohere v2 chat, Bedrock ``ConverseStream``, also as raw
+    event-stream ``bytes``) are recognized by their first event and merged into their
+    own final response.
 
     A stream that ends without a ``finishReason`` for the candidate (interrupted)
     gives what arrived, with a ``stream-incomplete`` problem in ``problems``; merged
@@ -235,6 +256,9 @@ _MERGERS: tuple[tuple[Callable[[object], bool], Merge], ...] = (
     (assist.is_chunk, assist.merge_assist_chunks),
     (grounded_generation.is_chunk, grounded_generation.merge_grounded_chunks),
     (live.is_message, live.merge_turn),
+    (anthropic.is_event, anthropic.merge_numbered),
+    (cohere.is_event, cohere.merge_numbered),
+    (bedrock.is_event, bedrock.merge_numbered),
 )
 """Streams of surfaces other than ``generateContent`` and ``:streamAnswer``: how their
 first chunk is recognized, and the merger of their chunks (numbered as they arrived)
@@ -280,7 +304,8 @@ def merge_items(merge: Merge, events: Iterable[Item]) -> tuple[object, list[Prob
             if isinstance(item, Truncated):
                 truncated.append(Problem("stream-truncated", item.message, ""))
                 return
-            yield item[0], _decoded(*item)
+            number, value = item
+            yield number, value if type(value) is dict else _decoded(number, value)
 
     merged, problems = merge(numbered())
     return merged, [*truncated, *problems]
@@ -411,6 +436,10 @@ class StreamReader:
     it; placing a citation costs the text of the fragments it spans. Only the final
     read (when the candidate finishes) goes over the whole answer.
 
+    An Anthropic, Cohere or Bedrock stream (recognized by its first event) is merged
+    event by event: each update has the text the event adds, and the citations come
+    with the stream's end event, when the merged response is read.
+
     >>> reader = StreamReader()
     >>> reader.feed({"candidates": [{"content": {"parts": [{"text": "Ça va à "}]}}]}).text
     'Ça va à '
@@ -436,15 +465,41 @@ class StreamReader:
         self._merger = Merger(track=True)
         self._reported: set[str] = set()
         self._done = False
+        self._vendor: EventMerger | None = None  # an Anthropic, Cohere or Bedrock stream
+        self._vendor_events = 0
 
     @property
     def events(self) -> int:
         """How many chunks were fed."""
-        return self._merger.events
+        return self._vendor_events if self._vendor is not None else self._merger.events
 
     def merged(self) -> dict[str, Any]:
         """The merged response so far (REST-shaped; its leaves may be the chunks' objects)."""
+        if self._vendor is not None:
+            merged, _ = self._vendor.result()
+            return merged  # type: ignore[return-value]
         return self._merger.merged()
+
+    def _feed_vendor(self, vendor: EventMerger, chunk: object) -> Update:
+        """One event of a vendor's stream: its text now, the citations when it ends (the
+        merged response is read then, as ``read_stream`` reads it)."""
+        self._vendor_events += 1
+        number = self._vendor_events
+        was_done = vendor.done
+        text = vendor.add(number, _decoded(number, chunk))
+        finished = vendor.done and not was_done
+        citations: list[Citation] = []
+        if finished:
+            citations = [c for c in self.grounded().citations if c.path not in self._reported]
+            self._reported.update(c.path for c in citations)
+        return Update(number, text, citations, {0: text} if text else {}, finished)
+
+    def _read_vendor(self, vendor: EventMerger, *, final: bool) -> Grounded:
+        merged, problems = vendor.result()
+        if not final:
+            problems = [p for p in problems if p.code != "stream-incomplete"]
+        grounded = self._options.read(merged)
+        return replace(grounded, problems=[*grounded.problems, *problems])
 
     def feed(self, chunk: object) -> Update:
         """Merge one chunk; return what it brought.
@@ -454,6 +509,12 @@ class StreamReader:
         """
         if self._done:
             raise StreamError("feed() after finish(): the stream is over")
+        if self._vendor is None and self._merger.events == 0 and self._vendor_events == 0:
+            factory = getattr(surface_merger(chunk), "factory", None)
+            if factory is not None:
+                self._vendor = factory()
+        if self._vendor is not None:
+            return self._feed_vendor(self._vendor, chunk)
         number = self._merger.events + 1
         index = self._options.candidate
         before = self._merger.candidates.get(index)
@@ -478,12 +539,16 @@ class StreamReader:
     def grounded(self) -> Grounded:
         """The answer and citations so far (grounding metadata that points past the
         text received so far is left out, with a ``stream-grounding-pending`` problem)."""
+        if self._vendor is not None:
+            return self._read_vendor(self._vendor, final=False)
         return self._merger.grounded(self._options, final=False)
 
     def finish(self) -> Grounded:
         """The result at the end of the stream: :meth:`grounded`, plus a
         ``stream-incomplete`` problem when the candidate never finished."""
         self._done = True
+        if self._vendor is not None:
+            return self._read_vendor(self._vendor, final=True)
         return self._merger.grounded(self._options, final=True)
 
     def _place(self, state: Candidate, j: int) -> Citation | None:
