@@ -205,6 +205,7 @@ BASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     (vendor_cases.anthropic_message(), {}),
     (vendor_cases.cohere_chat(), {}),
     (vendor_cases.bedrock_response(), {}),
+    (vendor_cases.bedrock_converse(), {}),
     (google_cases.gemini_chunks_response(), {}),
     (google_cases.aqa_response(), {}),
     (google_cases.interaction(), {}),
