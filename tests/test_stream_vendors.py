@@ -259,6 +259,8 @@ def test_any_cut_of_a_final_response_streams_back_to_it(
     assert read_stream(events_of(final, cuts)) == expected
     if vendor != "bedrock":
         assert read_stream(cases.sse(events_of(final, cuts), done=vendor == "cohere")) == expected
+    elif _has_botocore():
+        assert read_stream(eventstream(events_of(final, cuts))) == expected
 
 
 def _with_texts(vendor: str, final: Json, texts: list[str]) -> Json:
@@ -458,3 +460,45 @@ def test_the_fast_path_merges_as_the_general_code(
             return ("error", exc.event, str(exc))
 
     assert outcome(events) == outcome([_general(e) for e in events])
+
+
+@pytest.mark.parametrize("vendor", sorted(VENDORS))
+def test_cli_render_shows_each_vendors_text_as_it_arrives(
+    vendor: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    final_of, events_of = VENDORS[vendor]
+    if vendor == "bedrock":
+        if not _has_botocore():
+            pytest.skip("botocore")
+        data = eventstream(events_of(final_of(), (0.5,)))
+    else:
+        data = cases.sse(events_of(final_of(), (0.5,)), done=vendor == "cohere").encode()
+    whole = tmp_path / "final.json"
+    whole.write_text(json.dumps(final_of(), ensure_ascii=False), encoding="utf-8")
+    assert main(["render", str(whole)]) == 0
+    final = capsys.readouterr().out
+    for tty in (True, False):
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+        monkeypatch.setattr("grounding_protos._cli.load._isatty", lambda stream, tty=tty: tty)
+        assert main(["render"]) == 0
+        out = capsys.readouterr().out
+        assert out == ("".join(cases.TEXTS) + "\n\n" + final if tty else final), vendor
+
+
+def test_aread_stream_of_sse_lines() -> None:
+    """httpx's ``aiter_lines()`` of a Messages or chat stream."""
+    for final, events, done in (
+        (cases.anthropic_final(), cases.anthropic_events, False),
+        (cases.cohere_final(), cases.cohere_events, True),
+    ):
+        lines = cases.sse(events(final, (0.4,)), done=done).splitlines()
+        assert asyncio.run(aread_stream(_arriving(lines))) == read(final)
+
+
+def test_the_done_marker_ends_a_stream_without_its_blank_line() -> None:
+    final = cases.cohere_final()
+    text = cases.sse(cases.cohere_events(final), done=True).removesuffix("\n\n")
+    assert text.endswith("data: [DONE]")
+    assert read_stream(text) == read(final)
+    assert read_stream(text.encode()) == read(final)

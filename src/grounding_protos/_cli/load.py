@@ -83,6 +83,13 @@ def load_input(
         head = _first_lines(stream, label)
         if detect(head.decode("utf-8", "replace")) == "sse":
             return _merge(options, lambda: _sse_items(head, stream, label), label, echo=True)
+        from grounding_protos._streams.bedrock import eventstream_items, is_eventstream
+
+        if len(head) < 16:  # (a prelude's bytes may hold a line end)
+            head += stream.read(16 - len(head))
+        if is_eventstream(head[:16]):  # a raw Bedrock ConverseStream body, as it arrives
+            pieces = _binary_pieces(head, stream, label)
+            return _merge(options, lambda: eventstream_items(pieces), label, echo=True)
         data = head + read_limited(stream, label)
         if LIMITS.input and len(data) > LIMITS.input:
             raise too_large(label)
@@ -121,6 +128,19 @@ def _first_lines(stream: IO[bytes], label: str) -> bytes:
         if line.strip():
             break
     return head
+
+
+def _binary_pieces(head: bytes, stream: IO[bytes], label: str) -> Iterable[bytes]:
+    """``head`` and then what ``stream`` has, piece by piece as it arrives, within the
+    input limit."""
+    yield head
+    size = len(head)
+    read = getattr(stream, "read1", stream.read)
+    while piece := read(65536):
+        size += len(piece)
+        if LIMITS.input and size > LIMITS.input:
+            raise too_large(label)
+        yield piece
 
 
 def _sse_items(head: bytes, stream: IO[bytes], label: str) -> Iterable[Item]:
