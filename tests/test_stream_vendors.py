@@ -379,6 +379,30 @@ def test_raw_eventstream_exceptions_and_damage_raise() -> None:
     _raises(bytes(data), 1, "not a Bedrock event stream")
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    kind=st.sampled_from(["messageStart", "contentBlockDelta", "metadata", "other", ""]),
+    message_type=st.sampled_from(["event", "exception", "error", "other"]),
+    payload=st.one_of(st.binary(max_size=40), st.sampled_from([
+        b"{}", b"[]", b"null", b'{"delta": 5}', b'{"contentBlockIndex": "x"}',
+        b'{"role": {"a": 1}}', b'{"message": "\\ud800"}'])),
+)  # fmt: skip
+def test_any_frame_reads_or_is_a_typed_error(kind: str, message_type: str, payload: bytes) -> None:
+    """A well-framed message of any type, event type and payload: read, or a StreamError."""
+    pytest.importorskip("botocore")
+    head = eventstream(cases.bedrock_events(cases.bedrock_final())[:1])
+    frame = eventstream_message(
+        {":event-type": kind, ":content-type": "application/json", ":message-type": message_type,
+         ":exception-type": kind, ":error-code": kind}, payload)  # fmt: skip
+    try:
+        grounded = read_stream(head + frame)
+    except StreamError as exc:
+        assert exc.event in (1, 2), str(exc)
+        assert len(str(exc)) < 600
+    else:
+        assert grounded.shape == "bedrock_converse"
+
+
 # --- The command line ----------------------------------------------------------------------
 
 

@@ -301,5 +301,14 @@ def _event(number: int, message: Any, parser: Any, shape: Any) -> object:
             f"the stream reports an error: {headers.get(':exception-type')}: {shown(said)}",
             event=number,
         )
-    parsed = parser.parse(message.to_response_dict(), shape)
+    try:
+        parsed = parser.parse(message.to_response_dict(), shape)
+    except Exception as exc:  # botocore's parser on a payload it cannot read
+        raise StreamError(
+            f"event {shown(headers.get(':event-type'))} does not parse: "
+            f"{type(exc).__name__}: {shown(str(exc))}",
+            event=number,
+        ) from exc
+    if not isinstance(parsed, Mapping):
+        raise StreamError(f"event {shown(headers.get(':event-type'))} is no event", event=number)
     return {k: v for k, v in parsed.items() if k in _EVENTS or k in _EXCEPTIONS}
