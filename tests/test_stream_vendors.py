@@ -526,3 +526,18 @@ def test_the_done_marker_ends_a_stream_without_its_blank_line() -> None:
     assert text.endswith("data: [DONE]")
     assert read_stream(text) == read(final)
     assert read_stream(text.encode()) == read(final)
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def test_the_shipped_examples_read_as_their_final_responses() -> None:
+    """examples/anthropic_stream.sse, cohere_stream.sse, bedrock_converse_stream.bin are
+    the fixtures' streams (docs/streams.md shows them on the command line)."""
+    with open(EXAMPLES / "anthropic_stream.sse", "rb") as file:
+        assert read_stream(file) == read(cases.anthropic_final())
+    with open(EXAMPLES / "cohere_stream.sse", "rb") as file:
+        assert read_stream(file) == read(cases.cohere_final())
+    if _has_botocore():
+        with open(EXAMPLES / "bedrock_converse_stream.bin", "rb") as binary:
+            assert read_stream(binary) == read(cases.bedrock_final())
