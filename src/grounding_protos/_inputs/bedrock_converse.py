@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from grounding_protos._core.access import get, items, text_or_none
+from grounding_protos._core.access import fields, get, items, text_or_none
 from grounding_protos._core.model import LocationInfo, Source
 from grounding_protos._core.raw import RawAnswer, RawSpan
 from grounding_protos._inputs.common import SourceTable, is_list, is_record, string
@@ -56,9 +56,9 @@ def read_converse(obj: object, candidate: int) -> RawAnswer:
     texts: list[str] = []
     at = 0
     for i, block in enumerate(items(get(get(obj, "output"), "message"), "content")):
-        text = string(block, "text")
-        if text is None:
-            cited = get(block, "citations_content")
+        text, cited = fields(block, "text", "citations_content")
+        if not isinstance(text, str):
+            text = None
             if not is_record(cited):
                 continue  # reasoning, tool use, images ...: not answer text
             text = "".join(string(c, "text") or "" for c in items(cited, "content"))
@@ -81,22 +81,21 @@ def _integer(value: object) -> int | None:
 
 def _values(citation: object) -> tuple[Any, ...]:
     """What a citation's :class:`Source` is made of (hashable)."""
-    title = text_or_none(get(citation, "title"))
-    source = text_or_none(get(citation, "source"))
-    pieces = [string(c, "text") for c in items(citation, "source_content")]
-    text = "".join(p for p in pieces if p) or None
-    location = get(citation, "location")
-    web = get(location, "web")
+    title, source, content, location = fields(
+        citation, "title", "source", "source_content", "location"
+    )
+    title, source = text_or_none(title), text_or_none(source)
+    pieces = [get(c, "text") for c in content] if is_list(content) else []
+    text = "".join(p for p in pieces if isinstance(p, str)) or None
+    web, *places = fields(location, "web", *_LOCATIONS)
     if is_record(web):
-        url, domain = text_or_none(get(web, "url")), text_or_none(get(web, "domain"))
-        return ("web", title, source, text, url, domain)
+        url, domain = fields(web, "url", "domain")
+        return ("web", title, source, text, text_or_none(url), text_or_none(domain))
     where = None
-    for name, (unit, index) in _LOCATIONS.items():
-        found = get(location, name)
+    for (unit, index), found in zip(_LOCATIONS.values(), places, strict=True):
         if is_record(found):
-            numbers = (_integer(get(found, index)), _integer(get(found, "start")),
-                       _integer(get(found, "end")))  # fmt: skip
-            where = (unit, *numbers)
+            numbers = fields(found, index, "start", "end")
+            where = (unit, *map(_integer, numbers))
             break
     return ("document", title, source, text, where)
 
