@@ -350,6 +350,13 @@ def eventstream(events: list[Json]) -> bytes:
     return out
 
 
+def test_boto3s_whole_converse_stream_response_reads_as_its_stream() -> None:
+    final = cases.bedrock_final()
+    response = {"ResponseMetadata": {"HTTPStatusCode": 200},
+                "stream": iter(cases.bedrock_events(final))}  # fmt: skip
+    assert read_stream(response) == read(final)
+
+
 def test_raw_eventstream_bytes_read_as_boto3s_dicts(tmp_path: Path) -> None:
     pytest.importorskip("botocore")
     final = cases.bedrock_final()

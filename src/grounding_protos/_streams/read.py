@@ -76,6 +76,8 @@ def stream_items(stream: object) -> Iterator[Item]:
         if callable(peek) and bedrock.is_eventstream(bytes(peek(16))[:16]):
             return bedrock.eventstream_items(iter(lambda: file.read(65536), b""))
         return recorded_chunks(file)
+    if isinstance(stream, Mapping) and "ResponseMetadata" in stream and "stream" in stream:
+        return _iterable_items(iter(stream["stream"]))  # boto3's converse_stream() response
     if _is_response(stream):
         return iter([Chunk(1, stream)])
     if not isinstance(stream, Iterable):
