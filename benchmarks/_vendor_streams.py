@@ -5,7 +5,7 @@ deltas with ``citations`` citations, beside the vendor's final response.
 - Anthropic and Bedrock cite whole blocks: the answer is ``2 * citations`` text blocks,
   every other one cited (one citation each: a ``citations_delta``, a ``citation``).
 - Cohere cites offsets: one content item, ``citations`` ``citation-start`` events
-  spread over it after the text.
+  spread over it, each sent once the text it spans has arrived.
 """
 
 from __future__ import annotations
@@ -79,19 +79,23 @@ def cohere_case(text: str, deltas: int, citations: int, seed: int) -> tuple[list
         cited.append({"start": a, "end": b, "text": text[a:b], "type": "TEXT_CONTENT",
                       "content_index": 0, "sources": [{"type": "document", "id": f"doc:{i % 200}",
                       "document": {"title": f"S{i % 200}"}}]})  # fmt: skip
+    cited.sort(key=lambda c: c["end"])  # each sent once the text it spans has arrived
     events: list[Json] = [
         {"type": "message-start", "id": "c", "delta": {"message": {"role": "assistant"}}},
         {"type": "content-start", "index": 0,
          "delta": {"message": {"content": {"type": "text", "text": ""}}}},
     ]  # fmt: skip
+    received = sent = 0
     for piece in _cut(text, deltas):
         events.append({"type": "content-delta", "index": 0,
                        "delta": {"message": {"content": {"text": piece}}}})  # fmt: skip
+        received += len(piece)
+        while sent < len(cited) and cited[sent]["end"] <= received:
+            events.append({"type": "citation-start", "index": sent,
+                           "delta": {"message": {"citations": cited[sent]}}})  # fmt: skip
+            events.append({"type": "citation-end", "index": sent})
+            sent += 1
     events.append({"type": "content-end", "index": 0})
-    for i, citation in enumerate(cited):
-        events.append({"type": "citation-start", "index": i,
-                       "delta": {"message": {"citations": citation}}})  # fmt: skip
-        events.append({"type": "citation-end", "index": i})
     events.append({"type": "message-end", "delta": {"finish_reason": "COMPLETE"}})
     final = {"id": "c", "finish_reason": "COMPLETE", "message": {"role": "assistant",
              "content": [{"type": "text", "text": text}], "citations": cited}}  # fmt: skip

@@ -101,6 +101,40 @@ def test_stream_reader_shows_the_text_as_it_arrives(vendor: str) -> None:
         cut.feed(events[5])
 
 
+@pytest.mark.parametrize("vendor", sorted(VENDORS))
+def test_stream_reader_places_each_citation_when_it_can(vendor: str) -> None:
+    """At a cited block's stop (Anthropic, Bedrock), at its citation-start (Cohere): not
+    only at the end."""
+    final_of, events_of = VENDORS[vendor]
+    events = events_of(final_of(), (0.3, 0.6))
+    reader = StreamReader()
+    arrived = [(e, reader.feed(e).citations) for e in events]
+    placing = [e for e, citations in arrived if citations]
+    assert [len(c) for _, c in arrived if c] == [1, 1]
+    if vendor == "anthropic":
+        assert [e["type"] for e in placing] == ["content_block_stop"] * 2
+    elif vendor == "bedrock":
+        assert [next(iter(e)) for e in placing] == ["contentBlockStop"] * 2
+    else:
+        assert [e["type"] for e in placing] == ["citation-start"] * 2
+
+
+def test_a_drifted_cohere_citation_waits_for_the_final_read() -> None:
+    """A span the final read repairs is not placed early (its small read reports the
+    repair): it comes with the end, as the final read gives it."""
+    final = cases.cohere_final()
+    final["message"]["citations"][0]["start"] += 1
+    final["message"]["citations"][0]["end"] += 1
+    expected = read(final)
+    assert [p.code for p in expected.problems] == ["offset-drift"]
+    reader = StreamReader()
+    updates = [reader.feed(e) for e in cases.cohere_events(final)]
+    assert [u.citations for u in updates if u.citations] == [
+        [expected.citations[1]], [expected.citations[0]]]  # fmt: skip
+    assert updates[-1].citations == [expected.citations[0]]
+    assert reader.finish() == expected
+
+
 def test_the_citations_are_where_the_text_says() -> None:
     """Whole blocks (Anthropic, Bedrock) and code-point offsets (Cohere), after emoji."""
     t = cases.TEXTS
@@ -257,6 +291,10 @@ def test_any_cut_of_a_final_response_streams_back_to_it(
     final = _with_texts(vendor, final_of(), texts)
     expected = read(final)
     assert read_stream(events_of(final, cuts)) == expected
+    reader = StreamReader()  # each citation placed as it becomes placeable, as read places it
+    updates = [reader.feed(e) for e in events_of(final, cuts)]
+    assert [c for u in updates for c in u.citations] == expected.citations
+    assert reader.finish() == expected
     if vendor != "bedrock":
         assert read_stream(cases.sse(events_of(final, cuts), done=vendor == "cohere")) == expected
     elif _has_botocore():

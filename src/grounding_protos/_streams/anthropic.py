@@ -38,7 +38,7 @@ from grounding_protos._core.access import get
 from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
 from grounding_protos._inputs.common import describe, is_record, string
-from grounding_protos._streams.common import MergeWith, incomplete, plain
+from grounding_protos._streams.common import MergeWith, Placeable, incomplete, plain
 from grounding_protos._streams.parse import error_text
 
 _HELPER_EVENTS = frozenset({"text", "citation", "thinking", "signature", "input_json"})
@@ -72,6 +72,11 @@ class MessageMerger:
         self.problems: list[Problem] = []
         self.stopped = False
         self.count = 0
+        self.track = False
+        self.placeable: list[Placeable] = []
+        self._stops: set[int] = set()
+        self._prefix = 0  # the leading blocks that have all stopped
+        self._chars = self._bytes = 0  # their text's length
 
     @property
     def done(self) -> bool:
@@ -101,6 +106,8 @@ class MessageMerger:
             elif kind == "content_block_stop" and known and self.message is not None:
                 if index in self.inputs:
                     self._stop(number, index)
+                if self.track:
+                    self._track_stop(index)
                 return ""
         kind = event.get("type") if isinstance(event, Mapping) else None
         if not isinstance(event, Mapping) or not isinstance(kind, str):
@@ -154,7 +161,10 @@ class MessageMerger:
             text = block.get("text")
             return text if block.get("type") == "text" and isinstance(text, str) else ""
         if kind == "content_block_stop":
-            self._stop(number, _index(number, event, len(self.blocks)))
+            index = _index(number, event, len(self.blocks))
+            self._stop(number, index)
+            if self.track:
+                self._track_stop(index)
         elif kind == "message_delta":
             delta = event.get("delta")
             if isinstance(delta, Mapping):
@@ -186,6 +196,26 @@ class MessageMerger:
             self.thinking[len(self.blocks)] = [block.get("thinking") or ""]
         self.texts.append([block.get("text") or ""] if block.get("type") == "text" else None)
         self.blocks.append(block)
+
+    def _track_stop(self, index: int) -> None:
+        """A cited text block whose blocks before it have all stopped is placeable: a
+        message of that block alone, its text starting after theirs."""
+        self._stops.add(index)
+        while self._prefix < len(self.blocks) and self._prefix in self._stops:
+            i = self._prefix
+            self._prefix += 1
+            pieces = self.texts[i]
+            if pieces is None:
+                continue
+            text = "".join(pieces)
+            self.texts[i] = [text]
+            citations = self.blocks[i].get("citations")
+            if citations:
+                block = {"type": "text", "text": text, "citations": list(citations)}
+                message = {"type": "message", "role": "assistant", "content": [block]}
+                self.placeable.append(Placeable(message, self._bytes, self._chars, f"content[{i}]"))
+            self._chars += len(text)
+            self._bytes += len(text.encode("utf-8", "surrogatepass"))
 
     def _stop(self, number: int, index: int) -> None:
         pieces = self.inputs.pop(index, None)

@@ -40,7 +40,7 @@ from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import MissingDependencyError, StreamError
 from grounding_protos._inputs.common import describe
 from grounding_protos._quote import shown
-from grounding_protos._streams.common import MergeWith, incomplete
+from grounding_protos._streams.common import MergeWith, Placeable, incomplete
 from grounding_protos._streams.parse import Chunk, Item, Truncated
 
 _EXCEPTIONS = frozenset({
@@ -80,6 +80,11 @@ class ConverseMerger:
         self.problems: list[Problem] = []
         self.stopped = False
         self.count = 0
+        self.track = False
+        self.placeable: list[Placeable] = []
+        self._stops: set[int] = set()
+        self._prefix = 0  # the blocks 0 .. _prefix - 1 have all stopped
+        self._chars = self._bytes = 0  # their answer text's length
 
     @property
     def done(self) -> bool:
@@ -108,6 +113,8 @@ class ConverseMerger:
                 if type(body) is dict and self.role is not None:
                     index = body.get("contentBlockIndex")
                     if type(index) is int and index in self.blocks:
+                        if self.track:
+                            self._track_stop(index)
                         return ""
         if not isinstance(value, Mapping) or len(value) != 1:
             raise StreamError(f"not a part of a ConverseStream: {describe(value)}", event=number)
@@ -154,12 +161,36 @@ class ConverseMerger:
                 block.tool_input = []
         elif kind == "contentBlockStop":
             self._block(number, body)
+            if self.track:
+                self._track_stop(body["contentBlockIndex"])
         elif kind == "messageStop":
             self.stopped = True
             self.response.update((k, v) for k, v in body.items() if v is not None)
         else:  # metadata
             self.response.update((k, v) for k, v in body.items() if v is not None)
         return ""
+
+    def _track_stop(self, index: int) -> None:
+        """A cited block whose blocks before it have all stopped is placeable: a response
+        of that block alone, its text starting after theirs."""
+        self._stops.add(index)
+        while self._prefix in self._stops and self._prefix in self.blocks:
+            i = self._prefix
+            self._prefix += 1
+            content = self._content(i, self.blocks[i])
+            cited = content.get("citationsContent")
+            text = cited["content"][0]["text"] if cited else content.get("text")
+            if not isinstance(text, str):
+                continue  # a tool call, reasoning: no answer text
+            self.blocks[i].text = [text]
+            if cited:
+                message = {"role": "assistant", "content": [content]}
+                where = f"output.message.content[{i}].citationsContent"
+                self.placeable.append(
+                    Placeable({"output": {"message": message}}, self._bytes, self._chars, where)
+                )
+            self._chars += len(text)
+            self._bytes += len(text.encode("utf-8", "surrogatepass"))
 
     def _block(self, number: int, body: Mapping[str, Any], *, new: bool = False) -> _Block:
         index = body.get("contentBlockIndex")
@@ -195,7 +226,7 @@ class ConverseMerger:
         joined = "".join(block.text)
         if block.citations:
             return {"citationsContent": {"content": [{"text": joined}],
-                                         "citations": block.citations}}  # fmt: skip
+                                         "citations": list(block.citations)}}  # fmt: skip
         return {"text": joined}
 
     def result(self) -> tuple[dict[str, Any], list[Problem]]:

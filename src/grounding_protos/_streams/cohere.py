@@ -29,6 +29,7 @@ the prompt and are skipped. The merged response is ``{"id", "finish_reason",
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,7 +38,7 @@ from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
 from grounding_protos._inputs.common import describe, string
 from grounding_protos._quote import excerpt
-from grounding_protos._streams.common import MergeWith, incomplete, plain
+from grounding_protos._streams.common import MergeWith, Placeable, incomplete, plain
 from grounding_protos._streams.parse import error_text
 
 _SKIPPED = frozenset({"content-end", "tool-call-end", "citation-end", "debug"})
@@ -66,6 +67,12 @@ class ChatMerger:
         self.citations: list[Any] = []
         self.ended = False
         self.count = 0
+        self.track = False
+        self.placeable: list[Placeable] = []
+        # with track: per content item, where each piece starts (code points, bytes)
+        self._char_starts: list[list[int]] = []
+        self._byte_starts: list[list[int]] = []
+        self._sizes: list[list[int]] = []  # [chars, bytes] of each item so far
 
     @property
     def done(self) -> bool:
@@ -92,6 +99,8 @@ class ChatMerger:
                 piece = content.get(key)
                 if type(piece) is str:
                     self.pieces[index].append(piece)
+                    if self.track:
+                        self._track_piece(index, piece)
                     return piece if key == "text" else ""
         kind = event.get("type") if isinstance(event, Mapping) else None
         if not isinstance(event, Mapping) or not isinstance(kind, str):
@@ -105,6 +114,8 @@ class ChatMerger:
             piece = get(content, key)
             if isinstance(piece, str):
                 self.pieces[index].append(piece)
+                if self.track:
+                    self._track_piece(index, piece)
                 return piece if key == "text" else ""
             return ""
         if kind == "message-start":
@@ -131,15 +142,24 @@ class ChatMerger:
             item = dict(content)
             key = "thinking" if item.get("type") == "thinking" else "text"
             first = item.get(key)
-            self.pieces.append([first] if isinstance(first, str) else [])
+            self.pieces.append([])
             self.keys.append(key)
             self.content.append(item)
+            self._char_starts.append([])
+            self._byte_starts.append([])
+            self._sizes.append([0, 0])
+            if isinstance(first, str):
+                self.pieces[-1].append(first)
+                if self.track:
+                    self._track_piece(len(self.content) - 1, first)
             return first if key == "text" and isinstance(first, str) else ""
         if kind == "citation-start":
             citation = get(_delta_message(event), "citations")
             if not isinstance(citation, Mapping):
                 raise StreamError("citation-start without a citation", event=number)
             self.citations.append(citation)
+            if self.track:
+                self._track_citation(citation)
         elif kind == "tool-plan-delta":
             piece = get(_delta_message(event), "tool_plan")
             if isinstance(piece, str):
@@ -175,6 +195,41 @@ class ChatMerger:
                 f"event type {kind!r} is not part of a Cohere chat stream", event=number
             )
         return ""
+
+    def _track_piece(self, index: int, piece: str) -> None:
+        size = self._sizes[index]
+        self._char_starts[index].append(size[0])
+        self._byte_starts[index].append(size[1])
+        size[0] += len(piece)
+        size[1] += len(piece.encode("utf-8", "surrogatepass"))
+
+    def _track_citation(self, citation: Mapping[str, Any]) -> None:
+        """A citation whose span has arrived is placeable: a response holding only the
+        pieces of its content item that it spans (found by bisection), the items before
+        it empty; its offsets shifted to count from the first of those pieces."""
+        k, start, end = (citation.get(n) for n in ("content_index", "start", "end"))
+        if citation.get("type") not in (None, "TEXT_CONTENT"):
+            return
+        if type(k) is not int or type(start) is not int or type(end) is not int:
+            return  # the final read reports (or skips) it
+        if not 0 <= k < len(self.content) or self.keys[k] != "text":
+            return
+        starts = self._char_starts[k]
+        if not starts or not 0 <= start <= end <= self._sizes[k][0]:
+            return  # its text has not all arrived: placed by the final read
+        first = max(bisect_right(starts, start) - 1, 0)
+        stop = max(bisect_left(starts, end), first + 1)
+        window = "".join(self.pieces[k][first:stop])
+        base = starts[first]
+        chars = sum(self._sizes[i][0] for i in range(k) if self.keys[i] == "text")
+        size = sum(self._sizes[i][1] for i in range(k) if self.keys[i] == "text")
+        content = [{"type": "text", "text": ""} for _ in range(k)]
+        content.append({"type": "text", "text": window})
+        shifted = {**citation, "start": start - base, "end": end - base}
+        response = {"message": {"role": "assistant", "content": content, "citations": [shifted]}}
+        path = f"message.citations[{len(self.citations) - 1}]"
+        byte_base = size + self._byte_starts[k][first]
+        self.placeable.append(Placeable(response, byte_base, chars + base, path))
 
     @staticmethod
     def _index(number: int, event: Mapping[str, Any], count: int) -> int:

@@ -72,6 +72,19 @@ def incomplete(what: str, count: int, path: str) -> Problem:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Placeable:
+    """A citation that became placeable while a vendor's stream is merged (the merger
+    was told to ``track``): a small response of the vendor's shape holding that citation
+    alone (``response``), where that response's answer text starts in the whole answer
+    (``byte_base``, ``char_base``), and the citation's path in the merged response."""
+
+    response: object
+    byte_base: int
+    char_base: int
+    path: str
+
+
 class EventMerger(Protocol):
     """A vendor's stream merged event by event (``_streams.anthropic``, ``cohere``,
     ``bedrock``): :meth:`add` takes one numbered event and returns the answer text it
@@ -87,6 +100,12 @@ class EventMerger(Protocol):
         """Whether the stream's end event came (``message_stop``, ``message-end``,
         ``messageStop``)."""
         ...
+
+    track: bool
+    """Whether to collect, as events arrive, the citations that become placeable."""
+
+    placeable: list[Placeable]
+    """Those collected (with ``track``), for ``StreamReader`` to place and empty."""
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,12 @@ from google.protobuf.message import Message
 from grounding_protos._citations.read import read  # noqa: F401 (the docstrings' :func:`read`)
 from grounding_protos._core.access import get
 from grounding_protos._core.model import Citation, Grounded, Problem, SpanPolicy
-from grounding_protos._exceptions import CitationError, OffsetError, StreamError
+from grounding_protos._exceptions import (
+    CitationError,
+    OffsetError,
+    StreamError,
+    UnsupportedInputError,
+)
 from grounding_protos._inputs.dispatch import classify
 from grounding_protos._offsets import SpanSnap
 from grounding_protos._public import public
@@ -33,7 +38,7 @@ from grounding_protos._streams import (
     live,
 )
 from grounding_protos._streams.answer import merge_answer_chunks
-from grounding_protos._streams.common import EventMerger, ReadOptions, text_line
+from grounding_protos._streams.common import EventMerger, Placeable, ReadOptions, text_line
 from grounding_protos._streams.gemini import (
     CITATION_FIELDS,
     Candidate,
@@ -439,8 +444,10 @@ class StreamReader:
     read (when the candidate finishes) goes over the whole answer.
 
     An Anthropic, Cohere or Bedrock stream (recognized by its first event) is merged
-    event by event: each update has the text the event adds, and the citations come
-    with the stream's end event, when the merged response is read.
+    event by event: each update has the text the event adds and the citations that
+    became placeable (a cited block that stopped, a Cohere citation whose text has
+    arrived); the others come with the stream's end event, when the merged response is
+    read.
 
     >>> reader = StreamReader()
     >>> reader.feed({"candidates": [{"content": {"parts": [{"text": "Ça va à "}]}}]}).text
@@ -491,10 +498,37 @@ class StreamReader:
         text = vendor.add(number, _decoded(number, chunk))
         finished = vendor.done and not was_done
         citations: list[Citation] = []
+        while vendor.placeable:  # a cited block ended, a citation's span arrived
+            placed = self._place_vendor(vendor.placeable.pop(0))
+            if placed is not None and placed.path not in self._reported:
+                citations.append(placed)
+                self._reported.add(placed.path)
         if finished:
             citations = [c for c in self.grounded().citations if c.path not in self._reported]
             self._reported.update(c.path for c in citations)
         return Update(number, text, citations, {0: text} if text else {}, finished)
+
+    def _place_vendor(self, piece: Placeable) -> Citation | None:
+        """A citation placed by reading the small response that holds it alone, shifted
+        to where that response's text starts in the answer; ``None`` (left to the final
+        read) when that read finds anything to report."""
+        try:
+            grounded = self._options.read(piece.response, text=False)
+        except (OffsetError, CitationError, UnsupportedInputError):
+            return None
+        if len(grounded.citations) != 1 or grounded.problems:
+            return None
+        c = grounded.citations[0]
+        if c.char_start is None or c.char_end is None:
+            return None
+        return replace(
+            c,
+            start=c.start + piece.byte_base,
+            end=c.end + piece.byte_base,
+            char_start=c.char_start + piece.char_base,
+            char_end=c.char_end + piece.char_base,
+            path=piece.path,
+        )
 
     def _read_vendor(self, vendor: EventMerger, *, final: bool) -> Grounded:
         merged, problems = vendor.result()
@@ -515,6 +549,7 @@ class StreamReader:
             factory = getattr(surface_merger(chunk), "factory", None)
             if factory is not None:
                 self._vendor = factory()
+                self._vendor.track = True
         if self._vendor is not None:
             return self._feed_vendor(self._vendor, chunk)
         number = self._merger.events + 1
