@@ -92,6 +92,12 @@ def test_stream_reader_shows_the_text_as_it_arrives(vendor: str) -> None:
     assert [c for u in updates for c in u.citations] == read(final).citations
     assert reader.events == len(events)
     assert reader.finish() == read_stream(events) == read(final)
+    looking = StreamReader()  # grounded() between events changes nothing of the merge
+    shown = ""
+    for event in events:
+        shown += looking.feed(event).text
+        assert (looking.grounded().text or "") == shown
+    assert looking.finish() == read(final)
     cut = StreamReader()
     for event in events[:5]:
         cut.feed(event)

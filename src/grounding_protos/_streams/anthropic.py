@@ -219,40 +219,44 @@ class MessageMerger:
 
     def _stop(self, number: int, index: int) -> None:
         pieces = self.inputs.pop(index, None)
-        if pieces is None:
-            return
-        data = "".join(pieces)
-        try:
-            self.blocks[index]["input"] = json.loads(data) if data else {}
-        except ValueError:
-            self.blocks[index]["input"] = data
-            self.problems.append(
-                Problem(
-                    "stream-tool-input",
-                    f"event {number}: the input JSON of tool block {index} does not parse; "
-                    "it is kept as text",
-                    f"content[{index}].input",
-                )
-            )
+        if pieces is not None:
+            value, problem = _tool_input(number, index, "".join(pieces))
+            self.blocks[index]["input"] = value
+            if problem is not None:
+                self.problems.append(problem)
 
     def result(self) -> tuple[dict[str, Any], list[Problem]]:
-        """The merged ``Message`` (REST JSON) and what merging found."""
+        """The merged ``Message`` (REST JSON) and what merging found (the merger's state
+        unchanged: more events may follow)."""
         if self.message is None:
             raise StreamError("the stream holds no message_start: not a Messages stream")
         problems = list(self.problems)
-        for index in list(self.inputs):  # a tool block whose stop never came
-            self._stop(self.count, index)
-            problems = list(self.problems)
         content = []
         for block, pieces in zip(self.blocks, self.texts, strict=True):
-            if pieces is not None:
-                block = {**block, "text": "".join(pieces)}
-            content.append(block)
+            content.append({**block, "text": "".join(pieces)} if pieces is not None else {**block})
         for index, parts in self.thinking.items():
-            content[index] = {**content[index], "thinking": "".join(parts)}
+            content[index]["thinking"] = "".join(parts)
+        for index, pieces in self.inputs.items():  # a tool block whose stop never came
+            value, problem = _tool_input(self.count, index, "".join(pieces))
+            content[index]["input"] = value
+            if problem is not None:
+                problems.append(problem)
         if not self.stopped:
             problems.append(incomplete("message_stop", self.count, "stop_reason"))
         return {**self.message, "content": content}, problems
+
+
+def _tool_input(number: int, index: int, data: str) -> tuple[object, Problem | None]:
+    """A tool block's input JSON parsed; text that does not parse is kept, with a problem."""
+    try:
+        return (json.loads(data) if data else {}), None
+    except ValueError:
+        return data, Problem(
+            "stream-tool-input",
+            f"event {number}: the input JSON of tool block {index} does not parse; it is "
+            "kept as text",
+            f"content[{index}].input",
+        )
 
 
 merge_numbered = MergeWith(MessageMerger)

@@ -490,19 +490,21 @@ class StreamReader:
         return self._merger.merged()
 
     def _feed_vendor(self, vendor: EventMerger, chunk: object) -> Update:
-        """One event of a vendor's stream: its text now, the citations when it ends (the
-        merged response is read then, as ``read_stream`` reads it)."""
+        """One event of a vendor's stream: its text, the citations it made placeable, and
+        at the stream's end event the others (the merged response is read then, as
+        ``read_stream`` reads it)."""
         self._vendor_events += 1
         number = self._vendor_events
         was_done = vendor.done
         text = vendor.add(number, _decoded(number, chunk))
         finished = vendor.done and not was_done
         citations: list[Citation] = []
-        while vendor.placeable:  # a cited block ended, a citation's span arrived
-            placed = self._place_vendor(vendor.placeable.pop(0))
+        for piece in vendor.placeable:  # a cited block ended, a citation's span arrived
+            placed = self._place_vendor(piece)
             if placed is not None and placed.path not in self._reported:
                 citations.append(placed)
                 self._reported.add(placed.path)
+        vendor.placeable.clear()
         if finished:
             citations = [c for c in self.grounded().citations if c.path not in self._reported]
             self._reported.update(c.path for c in citations)
