@@ -181,6 +181,31 @@ def test_anthropic_sdk_events_sync_and_async() -> None:
     assert asyncio.run(aread_stream(_arriving(typed))) == read(final)
 
 
+def test_anthropic_stream_helper_events_are_skipped() -> None:
+    """``messages.stream()`` yields, beside each raw delta, a ``text``/``citation``/
+    ``input_json`` event repeating it (with the snapshot so far): read once, not twice."""
+    from anthropic._models import construct_type
+    from anthropic.lib.streaming._types import CitationEvent, InputJsonEvent, TextEvent
+    from anthropic.types import RawMessageStreamEvent
+
+    final = cases.anthropic_final()
+    events: list[object] = []
+    for event in cases.anthropic_events(final):
+        events.append(construct_type(type_=RawMessageStreamEvent, value=event))
+        delta = event.get("delta", {})
+        if delta.get("type") == "text_delta":
+            events.append(TextEvent.model_construct(type="text", text=delta["text"], snapshot=""))
+        elif delta.get("type") == "citations_delta":
+            events.append(CitationEvent.model_construct(
+                type="citation", citation=delta["citation"], snapshot=[]))  # fmt: skip
+        elif delta.get("type") == "input_json_delta":
+            events.append(InputJsonEvent.model_construct(
+                type="input_json", partial_json=delta["partial_json"], snapshot={}))  # fmt: skip
+    assert read_stream(events) == read(final)
+    reader = StreamReader()
+    assert "".join(reader.feed(e).text for e in events) == "".join(cases.TEXTS)
+
+
 def test_anthropic_sdk_accumulates_the_message_we_merge() -> None:
     """anthropic's own accumulate_event builds the Message our merge reads as the same."""
     from anthropic.lib.streaming._messages import accumulate_event
