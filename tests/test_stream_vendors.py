@@ -523,7 +523,7 @@ def _general(value: object) -> object:
     return MappingProxyType(value) if isinstance(value, dict) else value
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     vendor=st.sampled_from(sorted(VENDORS)),
     cuts=st.lists(st.floats(min_value=0, max_value=1), max_size=6),
@@ -535,7 +535,10 @@ def _general(value: object) -> object:
         {"type": "content_block_stop", "index": 0}, {"type": "content_block_stop"},
         {"contentBlockStop": {"contentBlockIndex": 99}},
         {"contentBlockDelta": {"contentBlockIndex": True, "delta": {"text": "x"}}},
-        {"type": "content-delta", "index": "0"},
+        {"type": "content-delta", "index": "0"}, {"type": "citation-end", "index": 7},
+        {"type": "citation-start", "delta": {"message": {"citations": "x"}}},
+        {"type": "citation-start", "delta": {"message": {"citations": {"start": 0, "end": 1,
+         "content_index": 0, "text": "G"}}}},
         {"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": 1}}}},
     ]),
 )  # fmt: skip
@@ -553,13 +556,18 @@ def test_the_fast_path_merges_as_the_general_code(
     if stranger is not None:
         events.insert(len(events) // 2, stranger)
 
-    def outcome(stream: list[Any]) -> object:
+    def outcome(stream: list[Any], track: bool) -> object:
+        merger = merge.factory()
+        merger.track = track  # what StreamReader places as the events arrive, too
         try:
-            return merge(enumerate(stream, 1))
+            for number, event in enumerate(stream, 1):
+                merger.add(number, event)
+            return merger.result(), merger.placeable
         except StreamError as exc:
             return ("error", exc.event, str(exc))
 
-    assert outcome(events) == outcome([_general(e) for e in events])
+    for track in (False, True):
+        assert outcome(events, track) == outcome([_general(e) for e in events], track)
 
 
 @pytest.mark.parametrize("vendor", sorted(VENDORS))

@@ -87,9 +87,20 @@ class ChatMerger:
                 event of another stream, or one out of order.
         """
         self.count += 1
-        event = value if type(value) is dict else plain(value)
-        if type(event) is dict and event.get("type") == "content-delta":
-            # the common event, on its own path: the same steps without the field access
+        event: Any = value if type(value) is dict else plain(value)
+        kind = event.get("type") if type(event) is dict else None
+        if kind in _SKIPPED and self.response is not None:  # the common events, on their
+            return ""  # own path: the same steps without the field access
+        if kind == "citation-start" and self.response is not None:
+            delta = event.get("delta")
+            message = delta.get("message") if type(delta) is dict else None
+            citation = message.get("citations") if type(message) is dict else None
+            if type(citation) is dict:
+                self.citations.append(citation)
+                if self.track:
+                    self._track_citation(citation)
+                return ""
+        if kind == "content-delta":
             index = event.get("index")
             delta = event.get("delta")
             message = delta.get("message") if type(delta) is dict else None
