@@ -12,7 +12,6 @@ import struct
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -517,12 +516,6 @@ def _has_botocore() -> bool:
 # --- The common events' own path against the general code ------------------------------------
 
 
-def _general(value: object) -> object:
-    """An event as a read-only mapping: not a ``dict``, so the mergers' general code
-    reads it (the fast path takes plain dicts only)."""
-    return MappingProxyType(value) if isinstance(value, dict) else value
-
-
 @settings(max_examples=150, deadline=None)
 @given(
     vendor=st.sampled_from(sorted(VENDORS)),
@@ -549,25 +542,27 @@ def test_the_fast_path_merges_as_the_general_code(
     problems and errors whether each event takes the fast path or the general code."""
     from grounding_protos._streams import anthropic, bedrock, cohere
 
-    merge = {"anthropic": anthropic.merge_numbered, "cohere": cohere.merge_numbered,
-             "bedrock": bedrock.merge_numbered}[vendor]  # fmt: skip
+    merger_class: Any = {"anthropic": anthropic.MessageMerger, "cohere": cohere.ChatMerger,
+                         "bedrock": bedrock.ConverseMerger}[vendor]  # fmt: skip
     final_of, events_of = VENDORS[vendor]
     events: list[Any] = [e for i, e in enumerate(events_of(final_of(), cuts)) if i not in drop]
     if stranger is not None:
         events.insert(len(events) // 2, stranger)
 
-    def outcome(stream: list[Any], track: bool) -> object:
-        merger = merge.factory()
+    def outcome(fast: bool, track: bool) -> object:
+        merger = merger_class()
+        merger.fast = fast  # False: every event through the general code
         merger.track = track  # what StreamReader places as the events arrive, too
+        texts: dict[int, str] = {}
         try:
-            for number, event in enumerate(stream, 1):
-                merger.add(number, event)
-            return merger.result(), merger.placeable
+            for number, event in enumerate(events, 1):
+                merger.add(number, event, texts)
+            return merger.result(), merger.placeable, texts
         except StreamError as exc:
             return ("error", exc.event, str(exc))
 
     for track in (False, True):
-        assert outcome(events, track) == outcome([_general(e) for e in events], track)
+        assert outcome(True, track) == outcome(False, track)
 
 
 @pytest.mark.parametrize("vendor", sorted(VENDORS))

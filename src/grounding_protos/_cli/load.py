@@ -37,7 +37,6 @@ from grounding_protos._cli.options import Options
 
 if TYPE_CHECKING:
     from grounding_protos._core.model import Problem
-    from grounding_protos._streams.common import EventMerger
     from grounding_protos._streams.parse import Item
 
 # Problems after which the output is not the whole answer: the exit status is 1.
@@ -164,7 +163,12 @@ def _merge(
     from grounding_protos._exceptions import MissingDependencyError, StreamError
     from grounding_protos._streams.gemini import Merger
     from grounding_protos._streams.parse import Truncated
-    from grounding_protos._streams.read import merge_items, surface_merger
+    from grounding_protos._streams.read import (
+        event_merger,
+        merge_events,
+        merge_items,
+        surface_merger,
+    )
 
     merger = Merger()
     shown = False
@@ -173,12 +177,25 @@ def _merge(
         first = next(items, None)
         if first is None:
             raise Failure(at(label, "the stream holds no response: 0 events"))
+        if not isinstance(first, Truncated) and (events := event_merger(first.value)):
+            # an OpenAI-family stream: merged event by event, its text shown as it comes
+
+            def show(texts: dict[int, str]) -> None:
+                nonlocal shown
+                text = texts.get(options.candidate, "")
+                if echo and text:
+                    sys.stdout.write(terminal_safe(text))
+                    sys.stdout.flush()
+                    shown = True
+
+            merged, problems = merge_events(events, itertools.chain([first], items), show)
+            if shown:
+                sys.stdout.write("\n\n")
+                sys.stdout.flush()
+            return merged, problems
         if not isinstance(first, Truncated):
             other = surface_merger(first.value)
             if other is not None:  # another surface's stream: merged by its own merger
-                factory = getattr(other, "factory", None)
-                if echo and factory is not None:  # event by event, the text shown
-                    return _merge_live(factory(), itertools.chain([first], items))
                 return merge_items(other, itertools.chain([first], items))
         for item in itertools.chain([first], items):
             if isinstance(item, Truncated):
@@ -200,27 +217,3 @@ def _merge(
         raise Failure(at(label, "the stream holds no response: 0 events"))
     problems = merger.stream_problems(options.candidate) + merger.incomplete(options.candidate)
     return merger.merged(), problems
-
-
-def _merge_live(merger: EventMerger, items: Iterable[Item]) -> tuple[object, list[Problem]]:
-    """A vendor's stream (Anthropic, Cohere, Bedrock) merged event by event, each event's
-    answer text written to the terminal as it arrives."""
-    from grounding_protos._core.model import Problem
-    from grounding_protos._streams.parse import Truncated
-
-    truncated: list[Problem] = []
-    shown = False
-    for item in items:
-        if isinstance(item, Truncated):
-            truncated.append(Problem("stream-truncated", item.message, ""))
-            break
-        text = merger.add(item.number, item.value)
-        if text:  # only to a terminal: its controls escaped
-            sys.stdout.write(terminal_safe(text))
-            sys.stdout.flush()
-            shown = True
-    if shown:
-        sys.stdout.write("\n\n")
-        sys.stdout.flush()
-    merged, problems = merger.result()
-    return merged, [*truncated, *problems]

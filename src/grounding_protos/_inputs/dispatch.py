@@ -35,6 +35,7 @@ from grounding_protos._inputs import (
     interactions,
     live,
     openai,
+    perplexity,
     search,
 )
 from grounding_protos._inputs.common import unsupported
@@ -203,8 +204,14 @@ READERS: tuple[Reader, ...] = (
     Reader("interaction", interactions.is_interaction, interactions.read_interaction,
            _keys("steps")),
     Reader("openai_response", openai.is_response, openai.read_response, _keys("output")),
+    Reader("perplexity_chat_completion", perplexity.is_perplexity, perplexity.read_perplexity,
+           _keys("citations", "search_results")),
     Reader("openai_chat_completion", openai.is_chat_completion, openai.read_chat_completion,
            _keys("choices")),
+    Reader("openai_thread_message", openai.is_thread_message, openai.read_thread_message,
+           _keys("content")),
+    Reader("openai_message_list", openai.is_message_list, openai.read_message_list,
+           _keys("data")),
     Reader("anthropic_message", anthropic.is_message, anthropic.read_message,
            _keys("content")),
     Reader("cohere_chat", cohere.is_chat, cohere.read_chat, _keys("message")),

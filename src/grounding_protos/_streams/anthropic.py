@@ -38,7 +38,7 @@ from grounding_protos._core.access import get
 from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
 from grounding_protos._inputs.common import describe, is_record, string
-from grounding_protos._streams.common import MergeWith, Placeable, incomplete, plain
+from grounding_protos._streams.common import Placeable, incomplete, merge_with, plain
 from grounding_protos._streams.parse import error_text
 
 _HELPER_EVENTS = frozenset({"text", "citation", "thinking", "signature", "input_json"})
@@ -63,6 +63,10 @@ def _index(number: int, event: Mapping[str, Any], count: int) -> int:
 class MessageMerger:
     """The ``Message`` of an Anthropic stream, event by event."""
 
+    fast = True
+    """Whether plain dict events of the common kinds take their own path (the
+    differential test turns it off to compare them with the general code)."""
+
     def __init__(self) -> None:
         self.message: dict[str, Any] | None = None
         self.blocks: list[dict[str, Any]] = []
@@ -71,28 +75,37 @@ class MessageMerger:
         self.thinking: dict[int, list[str]] = {}
         self.problems: list[Problem] = []
         self.stopped = False
-        self.count = 0
+        self.events = 0
         self.track = False
         self.placeable: list[Placeable] = []
         self._stops: set[int] = set()
         self._prefix = 0  # the leading blocks that have all stopped
         self._chars = self._bytes = 0  # their text's length
 
-    @property
-    def done(self) -> bool:
-        """Whether the stream's end event came."""
+    def finished(self, candidate: int) -> bool:
+        """Whether the stream's end event came (one answer: ``candidate`` is not used)."""
         return self.stopped
 
-    def add(self, number: int, value: object) -> str:
+    def add(self, number: int, value: object, texts: dict[int, str] | None = None) -> None:
+        """Merge event ``number``; the answer text it adds goes into ``texts[0]``.
+
+        Raises:
+            StreamError: as :meth:`_add`.
+        """
+        text = self._add(number, value)
+        if text and texts is not None:
+            texts[0] = texts.get(0, "") + text
+
+    def _add(self, number: int, value: object) -> str:
         """Merge event ``number``; the answer text it adds.
 
         Raises:
             StreamError: an ``error`` event, an event of another stream, or one out of
                 order (a delta of a block that has not started).
         """
-        self.count += 1
+        self.events += 1
         event = value if type(value) is dict else plain(value)
-        if type(event) is dict:  # the common events, on their own path: the same steps
+        if self.fast and type(event) is dict:  # the common events, on their own path: the
             kind, at = event.get("type"), event.get("index")  # without the field access
             index = at if type(at) is int else -1  # (a bool is no index)
             known = 0 <= index < len(self.blocks)
@@ -237,12 +250,12 @@ class MessageMerger:
         for index, parts in self.thinking.items():
             content[index]["thinking"] = "".join(parts)
         for index, pieces in self.inputs.items():  # a tool block whose stop never came
-            value, problem = _tool_input(self.count, index, "".join(pieces))
+            value, problem = _tool_input(self.events, index, "".join(pieces))
             content[index]["input"] = value
             if problem is not None:
                 problems.append(problem)
         if not self.stopped:
-            problems.append(incomplete("message_stop", self.count, "stop_reason"))
+            problems.append(incomplete(self.events, "message_stop", "stop_reason"))
         return {**self.message, "content": content}, problems
 
 
@@ -259,5 +272,5 @@ def _tool_input(number: int, index: int, data: str) -> tuple[object, Problem | N
         )
 
 
-merge_numbered = MergeWith(MessageMerger)
+merge_numbered = merge_with(MessageMerger)
 """The merged ``Message`` of numbered events, and what merging found."""

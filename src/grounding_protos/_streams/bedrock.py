@@ -40,7 +40,7 @@ from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import MissingDependencyError, StreamError
 from grounding_protos._inputs.common import describe
 from grounding_protos._quote import shown
-from grounding_protos._streams.common import MergeWith, Placeable, incomplete
+from grounding_protos._streams.common import Placeable, incomplete, merge_with
 from grounding_protos._streams.parse import Chunk, Item, Truncated
 
 _EXCEPTIONS = frozenset({
@@ -73,33 +73,46 @@ class _Block:
 class ConverseMerger:
     """The ``Converse`` response of a ``ConverseStream``, event by event."""
 
+    fast = True
+    """Whether plain dict events of the common kinds take their own path (the
+    differential test turns it off to compare them with the general code)."""
+
     def __init__(self) -> None:
         self.role: object = None
         self.blocks: dict[int, _Block] = {}
         self.response: dict[str, Any] = {}
         self.problems: list[Problem] = []
         self.stopped = False
-        self.count = 0
+        self.events = 0
         self.track = False
         self.placeable: list[Placeable] = []
         self._stops: set[int] = set()
         self._prefix = 0  # the blocks 0 .. _prefix - 1 have all stopped
         self._chars = self._bytes = 0  # their answer text's length
 
-    @property
-    def done(self) -> bool:
-        """Whether the stream's end event came."""
+    def finished(self, candidate: int) -> bool:
+        """Whether the stream's end event came (one answer: ``candidate`` is not used)."""
         return self.stopped
 
-    def add(self, number: int, value: object) -> str:
+    def add(self, number: int, value: object, texts: dict[int, str] | None = None) -> None:
+        """Merge event ``number``; the answer text it adds goes into ``texts[0]``.
+
+        Raises:
+            StreamError: as :meth:`_add`.
+        """
+        text = self._add(number, value)
+        if text and texts is not None:
+            texts[0] = texts.get(0, "") + text
+
+    def _add(self, number: int, value: object) -> str:
         """Merge event ``number``; the answer text it adds.
 
         Raises:
             StreamError: an exception event, an event of another stream, or one out of
                 order.
         """
-        self.count += 1
-        if type(value) is dict and len(value) == 1:  # the common event, on its own path
+        self.events += 1
+        if self.fast and type(value) is dict and len(value) == 1:  # the common event, own path
             body = value.get("contentBlockDelta")
             if type(body) is dict:
                 delta, index = body.get("delta"), body.get("contentBlockIndex")
@@ -239,11 +252,11 @@ class ConverseMerger:
                   **self.response}  # fmt: skip
         problems = list(self.problems)
         if not self.stopped:
-            problems.append(incomplete("messageStop", self.count, "stopReason"))
+            problems.append(incomplete(self.events, "messageStop", "stopReason"))
         return merged, problems
 
 
-merge_numbered = MergeWith(ConverseMerger)
+merge_numbered = merge_with(ConverseMerger)
 """The merged ``Converse`` response of numbered events, and what merging found."""
 
 

@@ -38,7 +38,7 @@ from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
 from grounding_protos._inputs.common import describe, string
 from grounding_protos._quote import excerpt
-from grounding_protos._streams.common import MergeWith, Placeable, incomplete, plain
+from grounding_protos._streams.common import Placeable, incomplete, merge_with, plain
 from grounding_protos._streams.parse import error_text
 
 _SKIPPED = frozenset({"content-end", "tool-call-end", "citation-end", "debug"})
@@ -56,6 +56,10 @@ def _delta_message(event: Mapping[str, Any]) -> Any:
 class ChatMerger:
     """The v2 chat response of a Cohere stream, event by event."""
 
+    fast = True
+    """Whether plain dict events of the common kinds take their own path (the
+    differential test turns it off to compare them with the general code)."""
+
     def __init__(self) -> None:
         self.response: dict[str, Any] | None = None
         self.content: list[dict[str, Any]] = []
@@ -66,7 +70,7 @@ class ChatMerger:
         self.arguments: list[list[str]] = []
         self.citations: list[Any] = []
         self.ended = False
-        self.count = 0
+        self.events = 0
         self.track = False
         self.placeable: list[Placeable] = []
         # with track: per content item, where each piece starts (code points, bytes)
@@ -74,21 +78,30 @@ class ChatMerger:
         self._byte_starts: list[list[int]] = []
         self._sizes: list[list[int]] = []  # [chars, bytes] of each item so far
 
-    @property
-    def done(self) -> bool:
-        """Whether the stream's end event came."""
+    def finished(self, candidate: int) -> bool:
+        """Whether the stream's end event came (one answer: ``candidate`` is not used)."""
         return self.ended
 
-    def add(self, number: int, value: object) -> str:
+    def add(self, number: int, value: object, texts: dict[int, str] | None = None) -> None:
+        """Merge event ``number``; the answer text it adds goes into ``texts[0]``.
+
+        Raises:
+            StreamError: as :meth:`_add`.
+        """
+        text = self._add(number, value)
+        if text and texts is not None:
+            texts[0] = texts.get(0, "") + text
+
+    def _add(self, number: int, value: object) -> str:
         """Merge event ``number``; the answer text it adds.
 
         Raises:
             StreamError: an error (``message-end`` with ``error``, an error body), an
                 event of another stream, or one out of order.
         """
-        self.count += 1
+        self.events += 1
         event: Any = value if type(value) is dict else plain(value)
-        kind = event.get("type") if type(event) is dict else None
+        kind = event.get("type") if self.fast and type(event) is dict else None
         if kind in _SKIPPED and self.response is not None:  # the common events, on their
             return ""  # own path: the same steps without the field access
         if kind == "citation-start" and self.response is not None:
@@ -271,9 +284,9 @@ class ChatMerger:
             ]
         if self.citations:
             message["citations"] = self.citations
-        problems = [] if self.ended else [incomplete("message-end", self.count, "finish_reason")]
+        problems = [] if self.ended else [incomplete(self.events, "message-end", "finish_reason")]
         return {**self.response, "message": message}, problems
 
 
-merge_numbered = MergeWith(ChatMerger)
+merge_numbered = merge_with(ChatMerger)
 """The merged chat response of numbered events, and what merging found."""

@@ -1,12 +1,13 @@
 """What the stream readers and every vendor's merger share: the options a merged
-response is read with (:class:`ReadOptions`), and one stream element as text.
+response is read with (:class:`ReadOptions`), one stream element as text, and the
+protocol of mergers that take one event at a time (:class:`EventMerger`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from grounding_protos._citations.read import read
 from grounding_protos._core.model import Grounded, Problem, SpanPolicy
@@ -46,27 +47,77 @@ def text_line(element: object) -> str:
     raise StreamError(f"expected the lines of an SSE stream, got {type(element).__name__}")
 
 
-def plain(value: object) -> object:
-    """A stream event as JSON-shaped data: a dict as it is; a vendor SDK's pydantic event
-    (anthropic's, cohere's) dumped, its ``None`` fields left out (``None`` means absent).
+# --- Mergers that take one event at a time (the OpenAI family) ------------------------------
 
-    >>> plain({"type": "ping"})
-    {'type': 'ping'}
+
+class EventMerger(Protocol):
+    """A vendor's merger that takes a stream's events one at a time, so that
+    ``StreamReader`` and the command line's live view can show the text as it arrives.
+
+    ``add`` merges event ``number`` and puts the answer text it adds into ``texts``
+    (by candidate: a chat completion's choice ``index``, else 0); ``finished`` says
+    whether the vendor marked a candidate done; ``result`` is the vendor's final
+    response the events add up to and what merging found (``stream-incomplete`` ...).
     """
-    if isinstance(value, Mapping):
+
+    events: int
+
+    def add(self, number: int, event: object, texts: dict[int, str] | None = None) -> None: ...
+
+    def finished(self, candidate: int) -> bool: ...
+
+    def result(self) -> tuple[object, list[Problem]]: ...
+
+
+def merge_with(
+    factory: Callable[[], EventMerger],
+) -> Callable[[Iterable[tuple[int, object]]], tuple[object, list[Problem]]]:
+    """The whole-stream merger (``_streams.read``'s ``Merge``) of an :class:`EventMerger`."""
+
+    def merge(events: Iterable[tuple[int, object]]) -> tuple[object, list[Problem]]:
+        merger = factory()
+        for number, event in events:
+            merger.add(number, event)
+        return merger.result()
+
+    merge.__doc__ = f"The events merged by {getattr(factory, '__name__', 'the merger')}."
+    return merge
+
+
+def plain(value: object) -> Any:
+    """An SDK (pydantic) object dumped to JSON-shaped dicts (fields left unset out); a
+    dict or anything else as it is (the caller copies what it keeps)."""
+    if type(value) is dict:
         return value
     dump = getattr(value, "model_dump", None)
     if callable(dump):
-        return dump(mode="json", exclude_none=True)
+        return dump(exclude_none=True)
+    if isinstance(value, Mapping):
+        return dict(value)
     return value
 
 
-def incomplete(what: str, count: int, path: str) -> Problem:
-    """The ``stream-incomplete`` problem of a vendor's stream that ended before its end
-    event (``what``): what arrived is read."""
+def same_json(a: Any, b: Any) -> bool:
+    """Whether two JSON values say the same, ``None`` entries of dicts counted as absent
+    (compared as they are first: the common case costs one comparison)."""
+    return bool(a == b) or drop_none(a) == drop_none(b)
+
+
+def drop_none(value: Any) -> Any:
+    """``value`` without ``None`` entries in its dicts, at every depth (a JSON ``null``
+    is an absent field), for comparing what two events say."""
+    if isinstance(value, Mapping):
+        return {k: drop_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [drop_none(v) for v in value]
+    return value
+
+
+def incomplete(events: int, what: str, path: str) -> Problem:
+    """The ``stream-incomplete`` problem of a stream that ended before ``what``."""
     return Problem(
         "stream-incomplete",
-        f"the stream ended after {count} events without {what} (interrupted?): the text "
+        f"the stream ended after {events} events without {what} (interrupted?): the text "
         "and citations are those that arrived",
         path,
     )
@@ -74,50 +125,13 @@ def incomplete(what: str, count: int, path: str) -> Problem:
 
 @dataclass(frozen=True, slots=True)
 class Placeable:
-    """A citation that became placeable while a vendor's stream is merged (the merger
-    was told to ``track``): a small response of the vendor's shape holding that citation
-    alone (``response``), where that response's answer text starts in the whole answer
-    (``byte_base``, ``char_base``), and the citation's path in the merged response."""
+    """A citation that became placeable while a vendor's stream is merged (Anthropic,
+    Cohere, Bedrock; the merger's ``track`` set, as ``StreamReader`` sets it): a small
+    response of the vendor's shape holding that citation alone (``response``), where
+    that response's answer text starts in the whole answer (``byte_base``,
+    ``char_base``), and the citation's path in the merged response."""
 
     response: object
     byte_base: int
     char_base: int
     path: str
-
-
-class EventMerger(Protocol):
-    """A vendor's stream merged event by event (``_streams.anthropic``, ``cohere``,
-    ``bedrock``): :meth:`add` takes one numbered event and returns the answer text it
-    adds (for a live view); :meth:`result` is the vendor's final response and what
-    merging found."""
-
-    def add(self, number: int, value: object) -> str: ...
-
-    def result(self) -> tuple[object, list[Problem]]: ...
-
-    @property
-    def done(self) -> bool:
-        """Whether the stream's end event came (``message_stop``, ``message-end``,
-        ``messageStop``)."""
-        ...
-
-    track: bool
-    """Whether to collect, as events arrive, the citations that become placeable."""
-
-    placeable: list[Placeable]
-    """Those collected (with ``track``), for ``StreamReader`` to place and empty."""
-
-
-@dataclass(frozen=True)
-class MergeWith:
-    """The merge function (``_streams.read``'s ``Merge``: numbered events in, the final
-    response and what merging found out) of an :class:`EventMerger`, which stays
-    reachable as ``factory`` for readers that go event by event (the CLI's live view)."""
-
-    factory: Callable[[], EventMerger]
-
-    def __call__(self, events: Iterable[tuple[int, object]]) -> tuple[object, list[Problem]]:
-        merger = self.factory()
-        for number, value in events:
-            merger.add(number, value)
-        return merger.result()

@@ -29,8 +29,8 @@ _SSE_FIELD = re.compile(r"(data|event|id|retry)(:|$)|:")
 _WHITESPACE = " \t\r\n"
 _DECODER = json.JSONDecoder()
 DONE = "[DONE]"
-"""The ``data`` of the event that ends an OpenAI-style stream (Cohere's and OpenRouter's
-too): no response, so not numbered."""
+"""The data of the event that ends an OpenAI-style stream (Chat Completions, OpenRouter,
+Assistants' ``event: done``); skipped, never numbered."""
 
 
 class Chunk(NamedTuple):
@@ -115,7 +115,7 @@ class SSEParser:
             elif self._data:
                 data, kind = "\n".join(self._data), self._kind
                 self._data, self._kind = [], ""
-                if data == DONE:  # the end marker of OpenAI-style streams, not an event
+                if data == DONE:  # OpenAI's terminator (``[DONE]``): not an event
                     continue
                 self.number += 1
                 out.append(Chunk(self.number, _event_value(self.number, kind, data)))
@@ -161,10 +161,13 @@ def _event_value(number: int, kind: str, data: str) -> object:
         raise StreamError(f"the stream reports an error: {said}", event=number)
     if kind not in ("", "message"):
         # A stream whose events repeat their SSE name in their data (the Interactions
-        # API's "event_type", the "type" of Anthropic's and Cohere's events) is that
-        # data; any other named event is not a response.
-        typed = '"event_type"' in data or '"type"' in data
-        value = decode_json(number, data) if typed else None
+        # API's "event_type", the OpenAI Responses API's "type") is that data; an
+        # OpenAI Assistants event ("thread.message.delta", ...), whose data is the
+        # object it names, is ``{"event": name, "data": data}`` as the openai SDK's
+        # ``AssistantStreamEvent`` holds it; any other named event is not a response.
+        if kind.startswith("thread."):
+            return {"event": kind, "data": decode_json(number, data)}
+        value = decode_json(number, data) if '"event_type"' in data or '"type"' in data else None
         if isinstance(value, Mapping) and kind in (value.get("event_type"), value.get("type")):
             return value
         raise StreamError(
