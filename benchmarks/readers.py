@@ -7,7 +7,8 @@ The same answer (~200 KB of mixed-script text, 2,000 cited sentences, 1-2 source
 each) is written as every shape that carries offsets: a Gemini response (UTF-8 byte
 offsets, the baseline), a Vertex AI Search response, an OpenAI Responses response,
 a Cohere v2 chat response and a Bedrock RetrieveAndGenerate response (characters),
-an Anthropic message (one text block per sentence), and Google's newer surfaces: a
+an Anthropic message (one text block per sentence), a Bedrock Converse response (one
+``citationsContent`` block per sentence), and Google's newer surfaces: a
 Gemini Interactions API interaction (UTF-8 bytes, like the baseline), a Discovery
 Engine assist response (one reply, its segments and references), a check grounding
 response (claims of the text, given as ``text=``), a grounded generation response
@@ -83,6 +84,12 @@ def make_shapes(count: int, seed: int = 7) -> dict[str, Any]:
             {"type": "web_search_result_location", "url": urls[i], "title": urls[i],
              "cited_text": t} for i in s]}
         for (_, _, _, _, t), s in zip(spans, sources, strict=True)]}  # fmt: skip
+    converse = {"output": {"message": {"role": "assistant", "content": [
+        {"citationsContent": {"content": [{"text": t}], "citations": [
+            {"title": urls[i], "sourceContent": [{"text": t}],
+             "location": {"web": {"url": urls[i]}}} for i in s]}}
+        for (_, _, _, _, t), s in zip(spans, sources, strict=True)]}},
+        "stopReason": "end_turn"}  # fmt: skip
     interaction = {"object": "interaction", "status": "completed", "steps": [
         {"type": "model_output", "content": [{"type": "text", "text": text, "annotations": [
             {"type": "url_citation", "url": urls[s[0]], "title": urls[s[0]],
@@ -111,7 +118,8 @@ def make_shapes(count: int, seed: int = 7) -> dict[str, Any]:
     live["serverContent"]["modelTurn"] = live["serverContent"].pop("content")
     return {"gemini_response": gemini, "search_response": search, "openai_response": openai,
             "cohere_chat": cohere, "bedrock_retrieve_and_generate": bedrock,
-            "anthropic_message": anthropic, "interaction": interaction,
+            "anthropic_message": anthropic, "bedrock_converse": converse,
+            "interaction": interaction,
             "assist_response": assist, "check_grounding_response": check,
             "grounded_generation_response": grounded, "live_server_message": live}  # fmt: skip
 

@@ -205,6 +205,7 @@ BASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     (vendor_cases.anthropic_message(), {}),
     (vendor_cases.cohere_chat(), {}),
     (vendor_cases.bedrock_response(), {}),
+    (vendor_cases.bedrock_converse(), {}),
     (openai_streams.thread_message(), {}),
     (openai_streams.chat_final(), {}),
     (openai_streams.perplexity_final(), {}),

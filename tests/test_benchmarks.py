@@ -121,6 +121,9 @@ def test_stream_benchmark_runs_and_prints_its_ratios(capsys: pytest.CaptureFixtu
     stream_benchmark.main(20_000, 200, 50, repeat=1)  # asserts both reads agree
     out = capsys.readouterr().out
     assert "ratio read_stream / read" in out and "ratio end / start" in out
+    for vendor in ("anthropic", "cohere", "bedrock"):  # each vendor's stream, checked equal
+        assert f"  {vendor} (" in out
+    assert out.count("ratio read_stream / read") == 4
 
 
 def test_stream_benchmark_of_the_openai_family_runs_small(

@@ -243,7 +243,7 @@ def _fixtures() -> list[Any]:
     return [
         cases.gemini_response_json(), codec.to_dict(cases.answer_message()), search_response(),
         vc.openai_response(), vc.openai_chat_completion(), vc.anthropic_message(),
-        vc.cohere_chat(), vc.bedrock_response(),
+        vc.cohere_chat(), vc.bedrock_response(), vc.bedrock_converse(),
         gc.gemini_chunks_response(), gc.aqa_response(), gc.interaction(), gc.assist_answer(),
         gc.check_grounding_response(), gc.grounded_generation_response(), gc.live_turn()[-4],
         oa.thread_message(), oa.responses_final(), oa.chat_final(), oa.perplexity_final(),

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from grounding_protos import ArgumentValueError, OffsetError, validate
-from grounding_protos.citations import Grounded, read, render
+from grounding_protos.citations import Grounded, LocationInfo, read, render
 from grounding_protos.cli import main
 from tests import vendor_cases as v
 
@@ -170,6 +170,20 @@ def test_bedrock_drift_and_skip() -> None:
     assert [p.code for p in skipped.problems] == ["not-an-integer"]
 
 
+def test_bedrock_converse_cites_the_wrapped_text() -> None:
+    grounded = read(v.bedrock_converse())
+    assert grounded.shape == "bedrock_converse" and grounded.text == v.TEXT
+    assert _spans(grounded) == [(*v.char_span(1), v.CITED[0]), (*v.char_span(3), v.CITED[1])]
+    first, (web, page) = grounded.citations[0].sources, grounded.citations[1].sources
+    assert (first[0].document, first[0].text, first[0].details) == (
+        "koeln.pdf", "Köln im Sommer", LocationInfo("char", 0, 3, 17))  # fmt: skip
+    assert (web.kind, web.uri, web.domain, web.details) == ("web", v.URLS[1], "tokyo.example", None)
+    assert page.details == LocationInfo("page", 1, 2, 3)
+    assert validate(v.bedrock_converse()) == []
+    with pytest.raises(ArgumentValueError, match="whole text blocks"):
+        read(v.bedrock_converse(), unit="utf16")
+
+
 # --- The CLI works on every vendor unchanged ------------------------------------------
 
 
@@ -183,6 +197,7 @@ VENDORS: dict[str, Any] = {
     "search": _search_response,
     "openai": v.openai_response, "chat": v.openai_chat_completion,
     "anthropic": v.anthropic_message, "cohere": v.cohere_chat, "bedrock": v.bedrock_response,
+    "converse": v.bedrock_converse,
 }  # fmt: skip
 
 

@@ -155,3 +155,27 @@ def bedrock_response(drift: int = 0) -> dict[str, Any]:
         "output": {"text": TEXT},
         "citations": citations,
     }
+
+
+def bedrock_converse() -> dict[str, Any]:
+    """A ``Converse`` response with document and web citations (``citationsContent``)."""
+    cited = [
+        [{"title": "Köln: Sommer", "source": "koeln.pdf",
+          "sourceContent": [{"text": "Köln im Sommer"}],
+          "location": {"documentChar": {"documentIndex": 0, "start": 3, "end": 17}}}],
+        [{"title": "東京の天気", "sourceContent": [{"text": "東京の夏"}],
+          "location": {"web": {"url": URLS[1], "domain": "tokyo.example"}}},
+         {"title": "Wetter", "source": "wetter.pdf", "sourceContent": [{"text": "heiß"}],
+          "location": {"documentPage": {"documentIndex": 1, "start": 2, "end": 3}}}],
+    ]  # fmt: skip
+    return {
+        "ResponseMetadata": {"HTTPStatusCode": 200},
+        "output": {"message": {"role": "assistant", "content": [
+            {"text": PIECES[0]},
+            {"citationsContent": {"content": [{"text": PIECES[1]}], "citations": cited[0]}},
+            {"text": PIECES[2]},
+            {"citationsContent": {"content": [{"text": PIECES[3]}], "citations": cited[1]}},
+        ]}},
+        "stopReason": "end_turn",
+        "usage": {"inputTokens": 10, "outputTokens": 20, "totalTokens": 30},
+    }  # fmt: skip

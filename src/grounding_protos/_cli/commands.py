@@ -206,6 +206,7 @@ _SHAPE_WORDS = {
     "anthropic_message": "Anthropic message",
     "cohere_chat": "Cohere v2 chat response",
     "bedrock_retrieve_and_generate": "Bedrock RetrieveAndGenerate response",
+    "bedrock_converse": "Bedrock Converse response",
 }
 
 

@@ -82,6 +82,13 @@ def load_input(
         head = _first_lines(stream, label)
         if detect(head.decode("utf-8", "replace")) == "sse":
             return _merge(options, lambda: _sse_items(head, stream, label), label, echo=True)
+        from grounding_protos._streams.bedrock import eventstream_items, is_eventstream
+
+        if len(head) < 16:  # (a prelude's bytes may hold a line end)
+            head += stream.read(16 - len(head))
+        if is_eventstream(head[:16]):  # a raw Bedrock ConverseStream body, as it arrives
+            pieces = _binary_pieces(head, stream, label)
+            return _merge(options, lambda: eventstream_items(pieces), label, echo=True)
         data = head + read_limited(stream, label)
         if LIMITS.input and len(data) > LIMITS.input:
             raise too_large(label)
@@ -91,6 +98,10 @@ def load_input(
         from grounding_protos._streams.parse import recorded_chunks
 
         return _merge(options, lambda: recorded_chunks(data), label)
+    from grounding_protos._streams.bedrock import eventstream_items, is_eventstream
+
+    if is_eventstream(data[:16]):  # a raw Bedrock ConverseStream body
+        return _merge(options, lambda: eventstream_items([data]), label)
     return load_document(options, data, label), []
 
 
@@ -118,6 +129,19 @@ def _first_lines(stream: IO[bytes], label: str) -> bytes:
     return head
 
 
+def _binary_pieces(head: bytes, stream: IO[bytes], label: str) -> Iterable[bytes]:
+    """``head`` and then what ``stream`` has, piece by piece as it arrives, within the
+    input limit."""
+    yield head
+    size = len(head)
+    read = getattr(stream, "read1", stream.read)
+    while piece := read(65536):
+        size += len(piece)
+        if LIMITS.input and size > LIMITS.input:
+            raise too_large(label)
+        yield piece
+
+
 def _sse_items(head: bytes, stream: IO[bytes], label: str) -> Iterable[Item]:
     from grounding_protos._streams.parse import sse_chunks
 
@@ -136,7 +160,7 @@ def _sse_items(head: bytes, stream: IO[bytes], label: str) -> Iterable[Item]:
 def _merge(
     options: Options, chunks: Callable[[], Iterable[Item]], label: str, *, echo: bool = False
 ) -> tuple[object, list[Problem]]:
-    from grounding_protos._exceptions import StreamError
+    from grounding_protos._exceptions import MissingDependencyError, StreamError
     from grounding_protos._streams.gemini import Merger
     from grounding_protos._streams.parse import Truncated
     from grounding_protos._streams.read import (
@@ -184,7 +208,7 @@ def _merge(
                 sys.stdout.write(terminal_safe(text))
                 sys.stdout.flush()
                 shown = True
-    except StreamError as exc:
+    except (StreamError, MissingDependencyError) as exc:
         raise Failure(at(label, str(exc))) from exc
     if shown:
         sys.stdout.write("\n\n")

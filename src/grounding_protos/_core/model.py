@@ -146,7 +146,22 @@ class PassageInfo:
     part_index: int | None = None
 
 
-SourceDetails = WorkInfo | PlaceInfo | FileInfo | ImageInfo | PassageInfo
+@dataclass(frozen=True, slots=True)
+class LocationInfo:
+    """Where in a source of the request the cited text is (a Bedrock Converse citation's
+    ``location``): ``unit`` says what ``start`` and ``end`` count, as the vendor gave
+    them: ``"char"`` (``documentChar``), ``"page"`` (``documentPage``), ``"chunk"``
+    (``documentChunk``) or ``"search_result_block"`` (``searchResultLocation``, whose
+    ``index`` is the search result's, not a document's); ``index`` is the request's
+    document (``documentIndex``). These count in the source, never in the answer."""
+
+    unit: str | None = None
+    index: int | None = None
+    start: int | None = None
+    end: int | None = None
+
+
+SourceDetails = WorkInfo | PlaceInfo | FileInfo | ImageInfo | PassageInfo | LocationInfo
 """What a source carries besides the common fields, one record per kind of source."""
 
 _LEGACY_DETAILS: dict[str, tuple[type[SourceDetails], str]] = {
@@ -175,7 +190,7 @@ class Source:
     ``redirect_uri``: the grounding redirect ``uri`` was resolved from, see
     ``resolve_urls``); what only one kind carries is in ``details``, a small record of
     that kind (:class:`PlaceInfo`, :class:`FileInfo`, :class:`WorkInfo`,
-    :class:`ImageInfo`, :class:`PassageInfo`), or ``None``.
+    :class:`ImageInfo`, :class:`PassageInfo`, :class:`LocationInfo`), or ``None``.
 
     The fields 0.1 had at the top level read as before (``place_id``,
     ``file_search_store``, ``license``, ``publication_date``), and the constructor
@@ -699,4 +714,5 @@ public(
     FileInfo,
     ImageInfo,
     PassageInfo,
+    LocationInfo,
 )

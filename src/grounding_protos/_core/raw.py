@@ -42,6 +42,7 @@ InputShape = Literal[
     "anthropic_message",
     "cohere_chat",
     "bedrock_retrieve_and_generate",
+    "bedrock_converse",
 ]
 """What :func:`~grounding_protos.citations.read` read, as ``Grounded.shape`` names it."""
 

@@ -123,3 +123,17 @@ def incomplete(events: int, what: str, path: str) -> Problem:
         "and citations are those that arrived",
         path,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Placeable:
+    """A citation that became placeable while a vendor's stream is merged (Anthropic,
+    Cohere, Bedrock; the merger's ``track`` set, as ``StreamReader`` sets it): a small
+    response of the vendor's shape holding that citation alone (``response``), where
+    that response's answer text starts in the whole answer (``byte_base``,
+    ``char_base``), and the citation's path in the merged response."""
+
+    response: object
+    byte_base: int
+    char_base: int
+    path: str

@@ -205,6 +205,8 @@ def error_text(error: object) -> str:
     if not isinstance(error, Mapping):
         return shown(error)
     code, status, message = (error.get(k) for k in ("code", "status", "message"))
+    if code is None and status is None:  # Anthropic's {"type": "overloaded_error", ...}
+        status = error.get("type")
     head = " ".join(_said(v) for v in (code, status) if v)
     if message and head:
         return f"{head}: {_said(message)}"

@@ -20,12 +20,21 @@ from google.protobuf.message import Message
 from grounding_protos._citations.read import read  # noqa: F401 (the docstrings' :func:`read`)
 from grounding_protos._core.access import get
 from grounding_protos._core.model import Citation, Grounded, Problem, SpanPolicy
-from grounding_protos._exceptions import ArgumentValueError, CitationError, OffsetError, StreamError
+from grounding_protos._exceptions import (
+    ArgumentValueError,
+    CitationError,
+    OffsetError,
+    StreamError,
+    UnsupportedInputError,
+)
 from grounding_protos._inputs.dispatch import classify
 from grounding_protos._offsets import SpanSnap, Unit
 from grounding_protos._public import public
 from grounding_protos._streams import (
+    anthropic,
     assist,
+    bedrock,
+    cohere,
     grounded_generation,
     interactions,
     live,
@@ -34,7 +43,13 @@ from grounding_protos._streams import (
     openai_responses,
 )
 from grounding_protos._streams.answer import merge_answer_chunks
-from grounding_protos._streams.common import EventMerger, ReadOptions, merge_with, text_line
+from grounding_protos._streams.common import (
+    EventMerger,
+    Placeable,
+    ReadOptions,
+    merge_with,
+    text_line,
+)
 from grounding_protos._streams.gemini import (
     CITATION_FIELDS,
     Candidate,
@@ -65,11 +80,20 @@ def _is_response(obj: object) -> bool:
 
 def stream_items(stream: object) -> Iterator[Item]:
     """The numbered chunks of any stream input (see ``read_stream``)."""
+    if isinstance(stream, (bytes, bytearray, memoryview)) and bedrock.is_eventstream(
+        bytes(stream[:16])
+    ):  # a raw Bedrock ConverseStream body
+        return bedrock.eventstream_items([bytes(stream)])
     if isinstance(stream, (str, bytes, bytearray, memoryview)):
         return recorded_chunks(stream)
     if hasattr(stream, "read"):
         file: IO[Any] = stream  # type: ignore[assignment]
+        peek = getattr(file, "peek", None)
+        if callable(peek) and bedrock.is_eventstream(bytes(peek(16))[:16]):
+            return bedrock.eventstream_items(iter(lambda: file.read(65536), b""))
         return recorded_chunks(file)
+    if isinstance(stream, Mapping) and "ResponseMetadata" in stream and "stream" in stream:
+        return _iterable_items(iter(stream["stream"]))  # boto3's converse_stream() response
     if _is_response(stream):
         return iter([Chunk(1, stream)])
     if not isinstance(stream, Iterable):
@@ -86,6 +110,8 @@ def _iterable_items(elements: Iterator[object]) -> Iterator[Item]:
     first = next(elements, _END)
     if first is _END:
         return iter(())
+    if isinstance(first, bytes) and bedrock.is_eventstream(first[:16]):
+        return bedrock.eventstream_items(itertools.chain([first], elements))  # type: ignore[arg-type]
     if isinstance(first, (str, bytes)):
         text = first.decode("utf-8", "replace") if isinstance(first, bytes) else first
         if detect(text) == "sse" or not text.strip():  # SSE lines (``iter_lines()``)
@@ -148,9 +174,10 @@ def read_stream(
     (``unit`` too: what the offsets count, for the shape's default).
     The chunks are merged (``docs/streams.md``) and the merged response is read. The
     streams of other surfaces and vendors are recognized by their first chunk: Discovery
-    Engine's, the Interactions API's, Gemini Live's, and the OpenAI family's (Responses
-    API and xAI, Chat Completions and OpenRouter, Assistants runs), each merged into
-    its own final response.
+    Engine's, the Interactions API's, Gemini Live's, the OpenAI family's (Responses
+    API and xAI, Chat Completions and OpenRouter, Assistants runs), and Anthropic
+    Messages, Cohere v2 chat and Bedrock ``ConverseStream`` (also as raw event-stream
+    ``bytes``), each merged into its own final response.
 
     A stream that ends without a ``finishReason`` for the candidate (interrupted)
     gives what arrived, with a ``stream-incomplete`` problem in ``problems``; merged
@@ -271,6 +298,9 @@ _EVENT_MERGERS: tuple[tuple[Callable[[object], bool], Callable[[], EventMerger]]
     (openai_responses.is_event, openai_responses.ResponsesMerger),
     (openai_chat.is_chunk, openai_chat.ChatMerger),
     (openai_assistants.is_event, openai_assistants.RunMerger),
+    (anthropic.is_event, anthropic.MessageMerger),
+    (cohere.is_event, cohere.ChatMerger),
+    (bedrock.is_event, bedrock.ConverseMerger),
 )
 """Streams whose merger takes one event at a time (``_streams.common.EventMerger``), so
 that ``StreamReader`` and the command line's live view show their text as it arrives:
@@ -494,6 +524,9 @@ class StreamReader:
     arrives, and their citations in the update of the event that finishes the answer
     (``response.completed``, the choice's ``finish_reason``, the completed message
     and run) and in :meth:`finish`: their offsets count text that may not have arrived.
+    Anthropic, Cohere and Bedrock streams give each citation as soon as it can be
+    placed (a cited block that stopped, a Cohere citation whose text has arrived), the
+    others with their end event.
 
     >>> reader = StreamReader()
     >>> reader.feed({"candidates": [{"content": {"parts": [{"text": "Ça va à "}]}}]}).text
@@ -547,11 +580,41 @@ class StreamReader:
         merger.add(number, _decoded(number, chunk), texts)
         finished = not was_finished and merger.finished(index)
         citations: list[Citation] = []
+        placeable: list[Placeable] | None = getattr(merger, "placeable", None)
+        for piece in placeable or ():  # a cited block ended, a citation's span arrived
+            placed = self._place_piece(piece)
+            if placed is not None and placed.path not in self._reported:
+                citations.append(placed)
+                self._reported.add(placed.path)
+        if placeable:
+            placeable.clear()
         if finished:
-            citations = [c for c in self._read_events(final=False).citations
-                         if c.path not in self._reported]  # fmt: skip
+            citations += [c for c in self._read_events(final=False).citations
+                          if c.path not in self._reported]  # fmt: skip
             self._reported.update(c.path for c in citations)
         return Update(number, texts.get(index, ""), citations, texts, finished)
+
+    def _place_piece(self, piece: Placeable) -> Citation | None:
+        """A citation placed by reading the small response that holds it alone, shifted
+        to where that response's text starts in the answer; ``None`` (left to the final
+        read) when that read finds anything to report."""
+        try:
+            grounded = self._options.read(piece.response, text=False)
+        except (OffsetError, CitationError, UnsupportedInputError):
+            return None
+        if len(grounded.citations) != 1 or grounded.problems:
+            return None
+        c = grounded.citations[0]
+        if c.char_start is None or c.char_end is None:
+            return None
+        return replace(
+            c,
+            start=c.start + piece.byte_base,
+            end=c.end + piece.byte_base,
+            char_start=c.char_start + piece.char_base,
+            char_end=c.char_end + piece.char_base,
+            path=piece.path,
+        )
 
     def _read_events(self, *, final: bool) -> Grounded:
         assert self._events is not None
@@ -571,6 +634,8 @@ class StreamReader:
             raise StreamError("feed() after finish(): the stream is over")
         if self._events is None and self._merger.events == 0:
             self._events = event_merger(chunk)
+            if hasattr(self._events, "track"):  # place citations as they become placeable
+                self._events.track = True  # type: ignore[union-attr]
         if self._events is not None:
             return self._feed_event(chunk)
         number = self._merger.events + 1
