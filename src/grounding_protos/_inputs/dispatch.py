@@ -23,6 +23,7 @@ from grounding_protos._core.access import (
 from grounding_protos._core.raw import InputShape, RawAnswer
 from grounding_protos._exceptions import ArgumentValueError, UnsupportedInputError
 from grounding_protos._inputs import (
+    adk,
     answer,
     anthropic,
     assist,
@@ -32,8 +33,11 @@ from grounding_protos._inputs import (
     gemini,
     grounded_generation,
     interactions,
+    langchain,
+    litellm,
     live,
     openai,
+    pydantic_ai,
     search,
 )
 from grounding_protos._inputs.common import unsupported
@@ -173,6 +177,15 @@ def _keys(*names: str) -> frozenset[str]:
 
 
 READERS: tuple[Reader, ...] = (
+    # the frameworks first: their objects hold a vendor's shape inside (a chat
+    # completion's ``choices``, Anthropic's ``content``) that another reader would claim
+    Reader("langchain_message", langchain.is_message, langchain.read_message,
+           _keys("response_metadata", "kwargs")),
+    Reader("litellm_response", litellm.is_response, litellm.read_response,
+           _keys(litellm.FIELD, "_hidden_params")),
+    Reader("pydantic_ai_response", pydantic_ai.is_response, pydantic_ai.read_response,
+           _keys("parts")),
+    Reader("adk_session_state", adk.is_state, adk.read_state, _keys(adk.STATE_KEY, "state")),
     Reader("grounded_generation_response", grounded_generation.is_response,
            grounded_generation.read_grounded_generation, _keys("candidates")),
     Reader("gemini_response", gemini.is_response, gemini.read_response,

@@ -23,7 +23,16 @@ from grounding_protos._exceptions import CitationError, OffsetError, StreamError
 from grounding_protos._inputs.dispatch import classify
 from grounding_protos._offsets import SpanSnap
 from grounding_protos._public import public
-from grounding_protos._streams import assist, grounded_generation, interactions, live
+from grounding_protos._streams import (
+    adk,
+    assist,
+    grounded_generation,
+    interactions,
+    langchain,
+    litellm,
+    live,
+    pydantic_ai,
+)
 from grounding_protos._streams.answer import merge_answer_chunks
 from grounding_protos._streams.common import ReadOptions, text_line
 from grounding_protos._streams.gemini import (
@@ -235,6 +244,10 @@ _MERGERS: tuple[tuple[Callable[[object], bool], Merge], ...] = (
     (assist.is_chunk, assist.merge_assist_chunks),
     (grounded_generation.is_chunk, grounded_generation.merge_grounded_chunks),
     (live.is_message, live.merge_turn),
+    (langchain.is_chunk, langchain.merge_chunks),
+    (adk.is_event, adk.merge_events),
+    (litellm.is_chunk, litellm.merge_chunks),
+    (pydantic_ai.is_message, pydantic_ai.merge_messages),
 )
 """Streams of surfaces other than ``generateContent`` and ``:streamAnswer``: how their
 first chunk is recognized, and the merger of their chunks (numbered as they arrived)
