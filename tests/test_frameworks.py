@@ -176,6 +176,30 @@ def test_adk_session_state_grounding_reads_with_the_answer_text() -> None:
 # --- What the frameworks get wrong, read right ------------------------------------------
 
 
+def test_langchain_gemini_3_blocks_with_a_thought_part() -> None:
+    """Gemini 3: LangChain's content is a list of blocks (a thinking block, text blocks
+    with a thought signature in ``extras``); the part indices count the thought part."""
+    raw = fc.raw_response(2, True)
+    raw["modelVersion"] = "gemini-3-pro-preview"
+    candidate = raw["candidates"][0]
+    candidate["content"]["parts"].insert(0, {"text": "Ich überlege 🤔 …", "thought": True})
+    candidate["content"]["parts"][2]["thoughtSignature"] = "c2lnbmF0dXI="
+    for support in candidate["groundingMetadata"]["groundingSupports"]:
+        support["segment"]["partIndex"] = support["segment"].get("partIndex", 0) + 1
+    message = fc.langchain_message(raw)
+    assert [b["type"] for b in message.content] == ["thinking", "text", "text"]
+    want = read(raw)
+    assert len(want.citations) == 3 and not want.problems
+    got = read(message)
+    assert spans(got) == spans(want) and got.problems == []
+    written = to_ai_message(message)
+    assert [b["type"] for b in written.content] == ["thinking", "text", "text"]
+    assert written.content[2]["extras"] == message.content[2]["extras"]  # the signature
+    assert [(b, t) for b, t, _ in _citations_of(written)] == [
+        (1, fc.CLAIMS[0][1]), (2, fc.CLAIMS[1][1]), (2, fc.CLAIMS[1][1]), (2, fc.CLAIMS[2][1])
+    ]  # fmt: skip
+
+
 def test_langchains_own_blocks_are_wrong_and_not_read() -> None:
     """langchain-google-genai's v1 annotations: byte offsets as string indices, all on
     block 0, one per chunk index; read takes Gemini's metadata instead."""
@@ -267,13 +291,18 @@ def test_langchain_openai_and_anthropic_messages_read_as_their_vendor() -> None:
         "output": [{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
                     "content": [{"type": "output_text", "text": text, "annotations": [
                         {"type": "url_citation", "start_index": start, "end_index": len(text) - 1,
-                         "url": "https://koeln.de", "title": "koeln.de"}]}]}],
+                         "url": "https://koeln.de", "title": "koeln.de"},
+                        {"type": "file_citation", "index": len(text), "file_id": "file-7",
+                         "filename": "dombau.pdf"}]}]}],
     }  # fmt: skip
     result = lc_openai._construct_lc_result_from_responses_api(
         responses.Response.model_validate(openai_raw)
     )
-    got = read(result.generations[0].message)
+    message = result.generations[0].message
+    assert "file_index" in message.content[0]["annotations"][1]  # LangChain's renaming
+    got = read(message)
     assert got.shape == "langchain_message" and spans(got) == spans(read(openai_raw))
+    assert len(got.citations) == 2
     anthropic_raw = {
         "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
         "stop_reason": "end_turn", "usage": {"input_tokens": 5, "output_tokens": 9},
@@ -296,7 +325,7 @@ def _citations_of(message: Any) -> list[tuple[int, str, str]]:
     """(block, the block's text at the citation's indices, its url) of every citation."""
     out = []
     for b, block in enumerate(message.content):
-        for a in block.get("annotations", []):
+        for a in block.get("annotations", []) if block["type"] == "text" else []:
             out.append((b, block["text"][a["start_index"] : a["end_index"]], a.get("url")))
     return out
 

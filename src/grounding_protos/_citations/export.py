@@ -283,9 +283,10 @@ def to_ai_message(
     provider was seen to send one) becomes one citation per block it covers.
 
     An ``AIMessage`` given is copied (``model_copy(deep=True)``), never changed: its
-    text items become the new text blocks, its other content blocks stay where they
-    are, and its other fields (``response_metadata`` with Gemini's
-    ``grounding_metadata``, tool calls, usage) are kept. Needs ``langchain-core``
+    text items become the new text blocks (a text block's other keys, such as Gemini 3's
+    thought ``extras``, kept), its other content blocks stay where they are, and its
+    other fields (``response_metadata`` with Gemini's ``grounding_metadata``, tool
+    calls, usage) are kept. Needs ``langchain-core``
     (extra ``langchain``).
 
     >>> message = to_ai_message({"type": "ai", "content": ["Grüße ", "aus Köln 🌉."],
@@ -381,8 +382,9 @@ def _merged_content(content: object, blocks: list[dict[str, Any]]) -> list[Any]:
         is_text = isinstance(item, str) or (isinstance(item, dict) and item.get("type") == "text")
         if is_text:
             block = next(pending, None)
-            if block is not None:
-                out.append(block)
+            if block is not None:  # a dict block's other keys (id, extras) are kept
+                kept = copy.deepcopy(item) if isinstance(item, dict) else {}
+                out.append({**kept, **block})
         else:
             out.append(copy.deepcopy(item))
     out.extend(pending)

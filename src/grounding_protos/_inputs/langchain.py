@@ -144,17 +144,13 @@ def _as_openai_response(blocks: list[Any]) -> dict[str, Any]:
         annotations = []
         for annotation in items(block, "annotations"):
             if isinstance(annotation, Mapping) and "file_index" in annotation:
-                annotation = {k: v for k, v in annotation.items() if k != "file_index"}
-                annotation["index"] = annotation_index(block, annotation)
+                annotation = dict(annotation)
+                annotation["index"] = annotation.pop("file_index")
             annotations.append(annotation)
         content.append(
             {"type": "output_text", "text": string(block, "text") or "", "annotations": annotations}
         )
     return {"object": "response", "output": [{"type": "message", "content": content}]}
-
-
-def annotation_index(block: object, annotation: Mapping[str, Any]) -> object:
-    return annotation.get("index", get(block, "file_index"))
 
 
 def _read_standard(blocks: list[Any]) -> RawAnswer:
