@@ -177,15 +177,6 @@ def _keys(*names: str) -> frozenset[str]:
 
 
 READERS: tuple[Reader, ...] = (
-    # the frameworks first: their objects hold a vendor's shape inside (a chat
-    # completion's ``choices``, Anthropic's ``content``) that another reader would claim
-    Reader("langchain_message", langchain.is_message, langchain.read_message,
-           _keys("response_metadata", "kwargs")),
-    Reader("litellm_response", litellm.is_response, litellm.read_response,
-           _keys(litellm.FIELD, "_hidden_params")),
-    Reader("pydantic_ai_response", pydantic_ai.is_response, pydantic_ai.read_response,
-           _keys("parts")),
-    Reader("adk_session_state", adk.is_state, adk.read_state, _keys(adk.STATE_KEY, "state")),
     Reader("grounded_generation_response", grounded_generation.is_response,
            grounded_generation.read_grounded_generation, _keys("candidates")),
     Reader("gemini_response", gemini.is_response, gemini.read_response,
@@ -214,6 +205,15 @@ READERS: tuple[Reader, ...] = (
            _keys("server_content")),
     Reader("interaction", interactions.is_interaction, interactions.read_interaction,
            _keys("steps")),
+    # the frameworks before the other vendors: their objects hold a vendor's shape inside
+    # (a chat completion's ``choices``, Anthropic's ``content``) that reader would claim
+    Reader("langchain_message", langchain.is_message, langchain.read_message,
+           _keys("response_metadata", "kwargs")),
+    Reader("litellm_response", litellm.is_response, litellm.read_response,
+           _keys(litellm.FIELD, "_hidden_params")),
+    Reader("pydantic_ai_response", pydantic_ai.is_response, pydantic_ai.read_response,
+           _keys("parts")),
+    Reader("adk_session_state", adk.is_state, adk.read_state, _keys(adk.STATE_KEY, "state")),
     Reader("openai_response", openai.is_response, openai.read_response, _keys("output")),
     Reader("openai_chat_completion", openai.is_chat_completion, openai.read_chat_completion,
            _keys("choices")),
