@@ -123,6 +123,22 @@ def test_framework_streams_read_to_the_spans_of_the_raw_stream(stream: str, part
     assert got.problems == []
 
 
+def test_an_adk_run_read_as_it_runs_with_aread_stream() -> None:
+    """ADK's runner is async (``runner.run_async``): ``aread_stream`` takes its events."""
+    import asyncio
+
+    from grounding_protos.citations import aread_stream
+
+    events = fc.adk_events(2)
+
+    async def run() -> Any:
+        for event in events:
+            yield event
+
+    got = asyncio.run(aread_stream(run()))
+    assert spans(got) == spans(read(fc.raw_response(2, False))) and got.problems == []
+
+
 def test_a_langchain_stream_cut_short_is_incomplete() -> None:
     chunks = fc.langchain_chunks(1)[:-1]  # no chunk_position="last"
     got = read_stream(chunks)
