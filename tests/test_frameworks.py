@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grounding_protos import CitationError
 from grounding_protos.citations import Grounded, read, read_stream
@@ -444,3 +446,76 @@ def test_importing_citations_imports_no_framework() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# --- Properties ---------------------------------------------------------------------------
+
+_TEXT = st.text(
+    st.sampled_from(list("aßüé 東京한국😀🌉\u0301.,\u200d👩🏽💻")), min_size=1, max_size=12
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(parts=st.lists(_TEXT, min_size=1, max_size=4), data=st.data())
+def test_to_ai_message_puts_each_span_on_its_blocks_at_string_indices(
+    parts: list[str], data: st.DataObject
+) -> None:
+    """Any spans over any parts: each citation's block text at its indices is the cited
+    text of that block's piece, and the pieces of a span join to the whole span."""
+    pytest.importorskip("langchain_core", reason="test extra")
+    whole = "".join(parts)
+    spans_drawn = data.draw(
+        st.lists(st.tuples(st.integers(0, len(whole)), st.integers(0, len(whole))), max_size=5)
+    )
+    supports = []
+    for a, b in spans_drawn:
+        a, b = min(a, b), max(a, b)
+        start, end = len(whole[:a].encode()), len(whole[:b].encode())
+        supports.append({"segment": {"startIndex": start, "endIndex": end},
+                         "groundingChunkIndices": [0]})  # fmt: skip
+    raw = {"candidates": [{"content": {"parts": [{"text": p} for p in parts]},
+                           "groundingMetadata": {"groundingChunks": [{"web": {"uri": "https://x"}}],
+                                                 "groundingSupports": supports}}]}  # fmt: skip
+    grounded = read(raw)
+    written = to_ai_message(raw)
+    assert [b["text"] for b in written.content] == parts
+    pieces: list[str] = []
+    for block in written.content:
+        for annotation in block["annotations"]:
+            piece = block["text"][annotation["start_index"] : annotation["end_index"]]
+            assert piece == annotation["cited_text"]
+            pieces.append(piece)
+    # one citation per piece of each span on each block it covers, nothing else
+    assert sorted(pieces) == sorted(p for c in grounded.citations for p in _split(c, parts))
+
+
+def _split(citation: Any, parts: list[str]) -> list[str]:
+    out, at = [], 0
+    for part in parts:
+        lo, hi = max(citation.char_start, at), min(citation.char_end, at + len(part))
+        empty = citation.char_start == citation.char_end
+        if (lo < hi and not empty) or (empty and at <= citation.char_start < at + len(part)):
+            out.append(part[lo - at : hi - at])
+        at += len(part)
+    if citation.char_start == citation.char_end == at:
+        out.append("")
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(pieces=st.lists(_TEXT, min_size=1, max_size=6), as_list=st.booleans())
+def test_the_chunk_merge_is_langchains_own_addition(pieces: list[str], as_list: bool) -> None:
+    """The merged content of a chunk stream is what langchain-core's ``+`` makes."""
+    messages = pytest.importorskip("langchain_core.messages", reason="test extra")
+    from grounding_protos._streams.langchain import merge_chunks
+
+    if as_list:  # Gemini 3's blocks, streamed with an index
+        chunks = [messages.AIMessageChunk(content=[{"type": "text", "text": p, "index": 0}])
+                  for p in pieces]  # fmt: skip
+    else:
+        chunks = [messages.AIMessageChunk(content=p) for p in pieces]
+    total = chunks[0]
+    for chunk in chunks[1:]:
+        total = total + chunk
+    merged, _ = merge_chunks(enumerate(chunks, 1))
+    assert merged["content"] == total.content
