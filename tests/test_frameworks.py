@@ -8,6 +8,7 @@ pydantic-ai[google] require google-genai<3); without them these tests skip.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
@@ -519,3 +520,52 @@ def test_the_chunk_merge_is_langchains_own_addition(pieces: list[str], as_list: 
         total = total + chunk
     merged, _ = merge_chunks(enumerate(chunks, 1))
     assert merged["content"] == total.content
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 200) | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def _templates(value: Any) -> list[Any]:
+    """Each framework shape with ``value`` where a field of it should be."""
+    segment = {"start_index": value, "end_index": 5, "part_index": value, "text": value}
+    support = {"segment": segment, "grounding_chunk_indices": value, "grounding_chunks": value}
+    return [
+        {"type": "ai", "content": value, "response_metadata": {"grounding_metadata": value}},
+        {"type": "ai", "content": ["Köln 🌉", value], "response_metadata": {
+            "grounding_metadata": {"grounding_supports": [support], "grounding_chunks": value}}},
+        {"type": "ai", "content": [{"type": "text", "text": "Köln", "annotations": [value]}],
+         "response_metadata": {}},
+        {"type": "AIMessageChunk", "content": [{"type": "text", "text": value, "annotations": [
+            {"type": "citation", "start_index": value, "end_index": 2, "extras": value}]}],
+         "response_metadata": {}},
+        {"lc": 1, "type": "constructor", "id": ["x", "AIMessage"], "kwargs": value},
+        {"choices": [{"message": {"content": value}}], "vertex_ai_grounding_metadata": [value]},
+        {"choices": [{"message": {"content": "Köln"}}, value],
+         "vertex_ai_grounding_metadata": [{"groundingSupports": [support]}]},
+        {"kind": "response", "parts": [{"part_kind": "text", "content": "東京 🗼", "citations": [
+            {"sources": value, "anchor": {"start": value, "end": 3}}],
+            "provider_details": {"citations": [value, support]}}]},
+        [{"kind": "request", "parts": []}, {"kind": "response", "parts": [
+            {"part_kind": value, "content": value}]}],
+        {"temp:_adk_grounding_metadata": {"grounding_supports": [support], "x": value}},
+    ]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(value=_JSON)
+def test_hostile_framework_shapes_give_typed_errors_or_problems(value: Any) -> None:
+    """A framework shape with any JSON value in one of its fields reads, or raises one of
+    the package's errors; never another exception."""
+    from grounding_protos import GroundingProtosError
+
+    for template in _templates(value):
+        with contextlib.suppress(GroundingProtosError):
+            read(template)
+        with contextlib.suppress(GroundingProtosError):
+            read_stream([template])
