@@ -246,6 +246,30 @@ def test_litellms_copied_annotations_are_byte_offsets_and_not_read() -> None:
     assert got.citations[0].text == claim
 
 
+def test_litellm_candidates_each_read_with_their_metadata() -> None:
+    """``n=2``: LiteLLM keeps one metadata entry per candidate, in order; a candidate
+    without grounding leaves the entries unassignable, which is said, not guessed."""
+    raw = fc.raw_response(1, False)
+    second = copy.deepcopy(raw["candidates"][0])
+    second["index"] = 1
+    second["content"]["parts"] = [{"text": fc.PART_B}]
+    for support in second["groundingMetadata"]["groundingSupports"][1:]:
+        support["segment"]["startIndex"] -= len(fc.PART_A.encode())
+        support["segment"]["endIndex"] -= len(fc.PART_A.encode())
+    second["groundingMetadata"]["groundingSupports"] = second["groundingMetadata"][
+        "groundingSupports"
+    ][1:]
+    raw["candidates"].append(second)
+    response = fc.litellm_response(raw)
+    for candidate in (0, 1):
+        want = read(raw, candidate=candidate)
+        got = read(response, candidate=candidate)
+        assert spans(got) == spans(want) and got.problems == [] and got.citations
+    del raw["candidates"][1]["groundingMetadata"]
+    got = read(fc.litellm_response(raw), candidate=1)
+    assert got.citations == [] and [p.code for p in got.problems] == ["grounding-unassigned"]
+
+
 def test_a_litellm_passthrough_of_openai_reads_as_openai() -> None:
     utils = pytest.importorskip(
         "litellm.litellm_core_utils.llm_response_utils.convert_dict_to_response",
