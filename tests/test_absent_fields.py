@@ -26,7 +26,7 @@ from grounding_protos import codec, validate
 from grounding_protos.citations import Grounded, StreamReader, read
 from grounding_protos.cli import main
 from tests import citation_cases as cases
-from tests import google_cases, markdown_cases, vendor_cases
+from tests import google_cases, markdown_cases, openai_streams, vendor_cases
 from tests.test_inputs_dispatch import BLOCKED
 from tests.test_validate_quick import _gemini_with_extras
 
@@ -205,6 +205,9 @@ BASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     (vendor_cases.anthropic_message(), {}),
     (vendor_cases.cohere_chat(), {}),
     (vendor_cases.bedrock_response(), {}),
+    (openai_streams.thread_message(), {}),
+    (openai_streams.chat_final(), {}),
+    (openai_streams.perplexity_final(), {}),
     (google_cases.gemini_chunks_response(), {}),
     (google_cases.aqa_response(), {}),
     (google_cases.interaction(), {}),

@@ -123,6 +123,18 @@ def test_stream_benchmark_runs_and_prints_its_ratios(capsys: pytest.CaptureFixtu
     assert "ratio read_stream / read" in out and "ratio end / start" in out
 
 
+def test_stream_benchmark_of_the_openai_family_runs_small(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    stream_benchmark = script("stream")
+    for vendor in stream_benchmark.VENDORS:
+        events, final = stream_benchmark.vendor_case(vendor, 20_000, 200, 40)
+        assert len(events) >= 200 and final
+    stream_benchmark.main_vendors(20_000, 200, 40, repeat=1)  # asserts both reads agree
+    out = capsys.readouterr().out
+    assert out.count("end/start") == len(stream_benchmark.VENDORS)
+
+
 def test_markdown_view_benchmark_runs_at_a_tiny_size(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("markdown_it")
     render_markdown = script("render_markdown")

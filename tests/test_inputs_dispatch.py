@@ -228,6 +228,7 @@ def _replaced(document: Any, path: tuple[object, ...], new: object) -> Any:
 
 def _fixtures() -> list[Any]:
     from tests import google_cases as gc
+    from tests import openai_streams as oa
     from tests import vendor_cases as vc
     from tests.test_inputs_search import search_response
 
@@ -237,6 +238,7 @@ def _fixtures() -> list[Any]:
         vc.cohere_chat(), vc.bedrock_response(),
         gc.gemini_chunks_response(), gc.aqa_response(), gc.interaction(), gc.assist_answer(),
         gc.check_grounding_response(), gc.grounded_generation_response(), gc.live_turn()[-4],
+        oa.thread_message(), oa.responses_final(), oa.chat_final(), oa.perplexity_final(),
     ]  # fmt: skip
 
 

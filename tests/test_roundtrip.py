@@ -125,4 +125,9 @@ def test_any_spans_survive_the_round_trip(text: str, data: st.DataObject) -> Non
     for unit in units:
         annotations = to_openai_annotations(original, unit=unit)
         back = read(responses_api(text, annotations), unit=unit)
-        assert spans(back) == spans(original)
+        # an empty span at 0 exports as start_index 0, end_index 0, which is how
+        # OpenRouter says "no position": it reads back as a source of the whole answer
+        placed = [s for s in spans(original) if s[:2] != (0, 0)]
+        assert spans(back) == placed
+        whole = {s.uri for s in back.declared_sources} - {uri for *_, uri in placed}
+        assert whole == {uri for start, end, uri in spans(original) if (start, end) == (0, 0)}

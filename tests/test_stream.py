@@ -510,7 +510,8 @@ def test_sse_details_follow_the_specification() -> None:
         ('data: {"candidates": []}\n\ndata: {"candidates": [}\n\n', 2, "malformed JSON"),
         ('[{"candidates": []}, {"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", '
          '"message": "slow down"}}]', 2, "429 RESOURCE_EXHAUSTED: slow down"),
-        ('data: {"choices": [{"delta": {"content": "hi"}}]}\n\n', 1, "keys {choices}"),
+        # a legacy Completions chunk (a Chat Completions one, with "delta", is read)
+        ('data: {"choices": [{"text": "hi", "index": 0}]}\n\n', 1, "keys {choices}"),
         ("event: response.output_text.delta\ndata: {}\n\n", 1, "event type"),
         ('data: {"answers": {"answerText": "x"}}\n\n', 1, "not a generateContent response"),
     ],

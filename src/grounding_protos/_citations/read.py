@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 from grounding_protos._core.model import Citation, Grounded, SpanPolicy
 from grounding_protos._core.resolve import resolve
 from grounding_protos._exceptions import ArgumentValueError
 from grounding_protos._inputs.dispatch import read_input
+from grounding_protos._inputs.perplexity import remove_markers
 from grounding_protos._offsets import SpanSnap, Unit
 from grounding_protos._public import public
 
@@ -24,6 +26,7 @@ def read(
     snap: SpanSnap | None = None,
     clamp: bool = False,
     unit: Unit | None = None,
+    markers: Literal["keep", "remove"] = "keep",
 ) -> Grounded:
     """The answer text and its citations, from any supported input.
 
@@ -47,6 +50,9 @@ def read(
     ``Grounded.shape`` says which of ``citations.SHAPES`` was read. ``unit``
     (``"byte"``, ``"char"``, ``"utf16"``) overrides what the shape's offsets are taken
     to count (docs/inputs.md lists each shape's default and the evidence for it).
+    ``markers="remove"`` cuts the citation markers of a shape that cites by markers in
+    its text (Perplexity's ``[1]``) out of the text, moving every span to match;
+    by default they stay.
 
     >>> grounded = read({
     ...     "candidates": [{
@@ -77,7 +83,11 @@ def read(
         raise ArgumentValueError(f"errors must be 'strict', 'repair' or 'skip', not {errors!r}")
     if unit is not None and unit not in _UNITS:
         raise ArgumentValueError(f"unit must be 'byte', 'char' or 'utf16', not {unit!r}")
+    if markers not in ("keep", "remove"):
+        raise ArgumentValueError(f"markers must be 'keep' or 'remove', not {markers!r}")
     raw = read_input(obj, candidate=candidate, unit=unit)
+    if markers == "remove":
+        remove_markers(raw)
     resolution = resolve(raw, text, mode=errors, snap=snap, clamp=clamp)
     return Grounded(
         resolution.text,

@@ -139,7 +139,12 @@ def _merge(
     from grounding_protos._exceptions import StreamError
     from grounding_protos._streams.gemini import Merger
     from grounding_protos._streams.parse import Truncated
-    from grounding_protos._streams.read import merge_items, surface_merger
+    from grounding_protos._streams.read import (
+        event_merger,
+        merge_events,
+        merge_items,
+        surface_merger,
+    )
 
     merger = Merger()
     shown = False
@@ -148,6 +153,22 @@ def _merge(
         first = next(items, None)
         if first is None:
             raise Failure(at(label, "the stream holds no response: 0 events"))
+        if not isinstance(first, Truncated) and (events := event_merger(first.value)):
+            # an OpenAI-family stream: merged event by event, its text shown as it comes
+
+            def show(texts: dict[int, str]) -> None:
+                nonlocal shown
+                text = texts.get(options.candidate, "")
+                if echo and text:
+                    sys.stdout.write(terminal_safe(text))
+                    sys.stdout.flush()
+                    shown = True
+
+            merged, problems = merge_events(events, itertools.chain([first], items), show)
+            if shown:
+                sys.stdout.write("\n\n")
+                sys.stdout.flush()
+            return merged, problems
         if not isinstance(first, Truncated):
             other = surface_merger(first.value)
             if other is not None:  # another surface's stream: merged by its own merger

@@ -29,7 +29,11 @@ SourceKind = Literal[
     "document",  # another vendor's document or file (Anthropic, OpenAI, Cohere, Bedrock)
     "other",
 ]
-CitationKind = Literal["citation", "support"]
+CitationKind = Literal["citation", "support", "marker"]
+"""Where a span came from: a vendor's citation with offsets (``"citation"``), a grounding
+support (``"support"``), or a citation marker in the text (``"marker"``: Perplexity's
+``[n]``), whose span is the sentence or clause before the marker by this package's rule
+(docs/inputs.md), not a span the vendor stated."""
 SpanPolicy = Literal["strict", "repair", "skip"]
 """What :func:`~grounding_protos.citations.read` does with a span whose offsets are wrong:
 raise (``"strict"``), re-anchor it on its own text or raise (``"repair"``), or
@@ -433,8 +437,9 @@ class Citation:
     ``start``/``end`` are UTF-8 *byte* offsets into the answer text (for a multi-part
     Gemini response, into the joined text parts); ``char_start``/``char_end`` are the
     same span in Python ``str`` positions and ``text`` the cited text, all ``None``
-    when no answer text was available. ``kind`` says whether it came from a citation
-    or from a grounding support; ``score`` is the support's grounding score and
+    when no answer text was available. ``kind`` says whether it came from a citation,
+    from a grounding support, or from a citation marker in the text (``"marker"``: the
+    span is derived, see :data:`CitationKind`); ``score`` is the support's grounding score and
     ``source_scores`` the per-source confidence scores, where the schema has them.
     ``path`` is where the span was found in the input (``citations[3]``).
 

@@ -36,6 +36,9 @@ InputShape = Literal[
     "live_server_message",
     "openai_response",
     "openai_chat_completion",
+    "openai_thread_message",
+    "openai_message_list",
+    "perplexity_chat_completion",
     "anthropic_message",
     "cohere_chat",
     "bedrock_retrieve_and_generate",
@@ -127,6 +130,9 @@ class RawAnswer:
     # declared sources no span points at by index: sources of the whole answer (AQA
     # grounding attributions), places a Maps tool returned (Interactions)
     answer_sources: list[tuple[str, Source]] = field(default_factory=list)
+    # character ranges of the citation markers in the text (Perplexity's "[1]"), which
+    # read(markers="remove") cuts out
+    markers: list[tuple[int, int]] = field(default_factory=list)
     # what the reader found about the input beside its spans, recorded in
     # Grounded.problems: a framework's copy of the citations that disagrees with the
     # provider's (raised under "strict": ``_core.resolve.STRICT_NOTES``), a

@@ -62,7 +62,7 @@ def read_response(obj: object, candidate: int) -> RawAnswer:
             parts.append(RawPart(part, text, False))
             for k, annotation in enumerate(items(content, "annotations")):
                 path = f"output[{i}].content[{j}].annotations[{k}]"
-                span = _annotation(annotation, path, table)
+                span = _annotation(annotation, path, table, raw)
                 if span is not None:
                     span.part, span.part_relative = part, True
                     raw.spans.append(span)
@@ -72,7 +72,11 @@ def read_response(obj: object, candidate: int) -> RawAnswer:
     return raw
 
 
-def _annotation(annotation: object, path: str, table: SourceTable) -> RawSpan | None:
+def _annotation(
+    annotation: object, path: str, table: SourceTable, raw: RawAnswer
+) -> RawSpan | None:
+    """The span of a citation annotation; ``None`` for another annotation, and for a
+    citation without a position, whose source goes to ``raw.answer_sources``."""
     kind = string(annotation, "type")
     if kind == "url_citation":
         source = Source(
@@ -89,9 +93,28 @@ def _annotation(annotation: object, path: str, table: SourceTable) -> RawSpan | 
         start = end = get(annotation, "index")  # a point: only where the file is cited
     else:
         return None  # not a citation
+    if kind in _RANGED and positionless(start, end):
+        raw.answer_sources.append((path, source))  # a source of the whole answer
+        return None
     span = RawSpan(path, start, end, "citation")
     span.refs.append(table.ref(source, path))
     return span
+
+
+_RANGED = frozenset({"url_citation", "container_file_citation"})
+
+
+def positionless(start: object, end: object) -> bool:
+    """Whether a citation says no position: no ``start_index`` and no ``end_index``
+    (xAI), or both 0 (OpenRouter's "no position"; an empty span at 0 cites nothing).
+
+    >>> positionless(None, None), positionless(0, 0), positionless(0, 5), positionless(3, 3)
+    (True, True, False, False)
+    """
+    if start is None and end is None:
+        return True
+    zero = (0, "0")
+    return start in zero and end in zero and not isinstance(start, bool)
 
 
 def _file(annotation: object, *extra: tuple[str, str | None]) -> Source:
@@ -147,7 +170,7 @@ def read_chat_completion(obj: object, candidate: int) -> RawAnswer:
             continue
         inner = get(annotation, "url_citation")
         span = _annotation({"type": "url_citation", **_fields(inner)}, f"{path}.url_citation",
-                           table)  # fmt: skip
+                           table, raw)  # fmt: skip
         if span is not None:
             raw.spans.append(span)
     raw.finish_reason = string(choice, "finish_reason")
@@ -157,3 +180,82 @@ def read_chat_completion(obj: object, candidate: int) -> RawAnswer:
 def _fields(obj: object) -> dict[str, object]:
     names = ("start_index", "end_index", "url", "title")
     return {n: get(obj, n) for n in names}
+
+
+# --- Assistants: thread messages and message lists -------------------------------------
+
+
+def is_thread_message(obj: object) -> bool:
+    """An Assistants ``thread.message``: ``object: "thread.message"``, or a ``role`` and
+    ``content`` parts one of which is ``{"type": "text", "text": {"value": ...}}``."""
+    content = get(obj, "content")
+    if not is_list(content):
+        return False
+    if string(obj, "object") == "thread.message":
+        return True
+    return string(obj, "role") in ("assistant", "user") and any(
+        string(part, "type") == "text" and is_record(get(part, "text"))
+        and isinstance(get(get(part, "text"), "value"), str)
+        for part in content
+    )  # fmt: skip
+
+
+def read_thread_message(obj: object, candidate: int, prefix: str = "") -> RawAnswer:
+    """The ``text`` parts' ``value``\\ s joined; ``file_citation`` and ``file_path``
+    annotations span their marker (``【4:0†file】``), which they carry as ``text``, in
+    characters of their own part."""
+    raw = RawAnswer("none", prefix, unit="char")
+    table = SourceTable(raw)
+    parts: list[RawPart] = []
+    for j, content in enumerate(items(obj, "content")):
+        if string(content, "type") != "text":
+            continue
+        body = get(content, "text")
+        part = len(parts)
+        parts.append(RawPart(part, string(body, "value") or "", False))
+        for k, annotation in enumerate(items(body, "annotations")):
+            kind = string(annotation, "type")
+            if kind not in ("file_citation", "file_path"):
+                continue
+            path = f"{prefix}content[{j}].text.annotations[{k}]"
+            inner = get(annotation, kind)
+            file_id = text_or_none(get(inner, "file_id"))
+            quote = text_or_none(get(inner, "quote"))
+            source = Source(id=file_id, document=file_id, kind="document", text=quote,
+                            custom_metadata=(("annotation", kind),))  # fmt: skip
+            start, end = get(annotation, "start_index"), get(annotation, "end_index")
+            if positionless(start, end):
+                raw.answer_sources.append((path, source))
+                continue
+            span = RawSpan(path, start, end, "citation", part=part, part_relative=True,
+                           segment_text=get(annotation, "text"))  # fmt: skip
+            span.refs.append(table.ref(source, path))
+            raw.spans.append(span)
+    raw.parts = parts
+    raw.text = "".join(p.text or "" for p in parts) if parts else None
+    raw.finish_reason = string(obj, "status")
+    return raw
+
+
+def is_message_list(obj: object) -> bool:
+    """A thread's message list: ``object: "list"`` and ``data`` of thread messages."""
+    data = get(obj, "data")
+    return (
+        string(obj, "object") == "list"
+        and is_list(data)
+        and bool(data)
+        and all(is_thread_message(m) for m in data)
+    )
+
+
+def read_message_list(obj: object, candidate: int) -> RawAnswer:
+    """Assistant message ``candidate`` of the list, counted in the list's order (the
+    API's default order is newest first, so 0 is the latest answer)."""
+    answers = [(i, m) for i, m in enumerate(items(obj, "data")) if string(m, "role") != "user"]
+    if not 0 <= candidate < len(answers):
+        raise UnsupportedInputError(
+            f"the message list has {len(answers)} assistant messages; candidate={candidate} "
+            "is out of range"
+        )
+    i, message = answers[candidate]
+    return read_thread_message(message, 0, f"data[{i}].")

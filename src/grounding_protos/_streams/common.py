@@ -1,13 +1,16 @@
 """What the stream readers and every vendor's merger share: the options a merged
-response is read with (:class:`ReadOptions`), and one stream element as text.
+response is read with (:class:`ReadOptions`), one stream element as text, and the
+protocol of mergers that take one event at a time (:class:`EventMerger`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from grounding_protos._citations.read import read
-from grounding_protos._core.model import Grounded, SpanPolicy
+from grounding_protos._core.model import Grounded, Problem, SpanPolicy
 from grounding_protos._exceptions import StreamError
 from grounding_protos._offsets import SpanSnap
 
@@ -42,3 +45,79 @@ def text_line(element: object) -> str:
         except UnicodeDecodeError as exc:
             raise StreamError(f"an SSE line is not UTF-8 (byte {exc.start})") from exc
     raise StreamError(f"expected the lines of an SSE stream, got {type(element).__name__}")
+
+
+# --- Mergers that take one event at a time (the OpenAI family) ------------------------------
+
+
+class EventMerger(Protocol):
+    """A vendor's merger that takes a stream's events one at a time, so that
+    ``StreamReader`` and the command line's live view can show the text as it arrives.
+
+    ``add`` merges event ``number`` and puts the answer text it adds into ``texts``
+    (by candidate: a chat completion's choice ``index``, else 0); ``finished`` says
+    whether the vendor marked a candidate done; ``result`` is the vendor's final
+    response the events add up to and what merging found (``stream-incomplete`` ...).
+    """
+
+    events: int
+
+    def add(self, number: int, event: object, texts: dict[int, str] | None = None) -> None: ...
+
+    def finished(self, candidate: int) -> bool: ...
+
+    def result(self) -> tuple[object, list[Problem]]: ...
+
+
+def merge_with(
+    factory: Callable[[], EventMerger],
+) -> Callable[[Iterable[tuple[int, object]]], tuple[object, list[Problem]]]:
+    """The whole-stream merger (``_streams.read``'s ``Merge``) of an :class:`EventMerger`."""
+
+    def merge(events: Iterable[tuple[int, object]]) -> tuple[object, list[Problem]]:
+        merger = factory()
+        for number, event in events:
+            merger.add(number, event)
+        return merger.result()
+
+    merge.__doc__ = f"The events merged by {getattr(factory, '__name__', 'the merger')}."
+    return merge
+
+
+def plain(value: object) -> Any:
+    """An SDK (pydantic) object dumped to JSON-shaped dicts (fields left unset out); a
+    dict or anything else as it is (the caller copies what it keeps)."""
+    if type(value) is dict:
+        return value
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(exclude_none=True)
+    if isinstance(value, Mapping):
+        return dict(value)
+    return value
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Whether two JSON values say the same, ``None`` entries of dicts counted as absent
+    (compared as they are first: the common case costs one comparison)."""
+    return bool(a == b) or drop_none(a) == drop_none(b)
+
+
+def drop_none(value: Any) -> Any:
+    """``value`` without ``None`` entries in its dicts, at every depth (a JSON ``null``
+    is an absent field), for comparing what two events say."""
+    if isinstance(value, Mapping):
+        return {k: drop_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [drop_none(v) for v in value]
+    return value
+
+
+def incomplete(events: int, what: str, path: str) -> Problem:
+    """The ``stream-incomplete`` problem of a stream that ended before ``what``."""
+    return Problem(
+        "stream-incomplete",
+        f"the stream ended after {events} events without {what} (interrupted?): the text "
+        "and citations are those that arrived",
+        path,
+    )

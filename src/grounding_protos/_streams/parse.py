@@ -28,6 +28,9 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 _SSE_FIELD = re.compile(r"(data|event|id|retry)(:|$)|:")
 _WHITESPACE = " \t\r\n"
 _DECODER = json.JSONDecoder()
+DONE = "[DONE]"
+"""The data of the event that ends an OpenAI-style stream (Chat Completions, OpenRouter,
+Assistants' ``event: done``); skipped, never numbered."""
 
 
 class Chunk(NamedTuple):
@@ -110,9 +113,11 @@ class SSEParser:
                         self._kind = value
                     # id, retry and unknown fields are ignored (SSE specification)
             elif self._data:
-                self.number += 1
                 data, kind = "\n".join(self._data), self._kind
                 self._data, self._kind = [], ""
+                if data == DONE:  # OpenAI's terminator (``[DONE]``): not an event
+                    continue
+                self.number += 1
                 out.append(Chunk(self.number, _event_value(self.number, kind, data)))
             else:
                 self._kind = ""
@@ -123,9 +128,11 @@ class SSEParser:
         else reported as :class:`Truncated`."""
         if not self._data:
             return []
-        self.number += 1
         data, kind = "\n".join(self._data), self._kind
         self._data, self._kind = [], ""
+        if data == DONE:
+            return []
+        self.number += 1
         try:
             value = _event_value(self.number, kind, data)
         except StreamError as exc:
@@ -154,9 +161,14 @@ def _event_value(number: int, kind: str, data: str) -> object:
         raise StreamError(f"the stream reports an error: {said}", event=number)
     if kind not in ("", "message"):
         # A stream whose events repeat their SSE name in their data (the Interactions
-        # API's "event_type") is that data; any other named event is not a response.
-        value = decode_json(number, data) if '"event_type"' in data else None
-        if isinstance(value, Mapping) and value.get("event_type") == kind:
+        # API's "event_type", the OpenAI Responses API's "type") is that data; an
+        # OpenAI Assistants event ("thread.message.delta", ...), whose data is the
+        # object it names, is ``{"event": name, "data": data}`` as the openai SDK's
+        # ``AssistantStreamEvent`` holds it; any other named event is not a response.
+        if kind.startswith("thread."):
+            return {"event": kind, "data": decode_json(number, data)}
+        value = decode_json(number, data) if '"event_type"' in data or '"type"' in data else None
+        if isinstance(value, Mapping) and kind in (value.get("event_type"), value.get("type")):
             return value
         raise StreamError(
             f"event type {shown(kind)} is not part of a Gemini response stream "

@@ -1,6 +1,7 @@
 """``read_stream``, ``aread_stream`` and :class:`StreamReader`: any stream input turned
-into numbered chunks, merged by the vendor's merger (``gemini``, ``answer``), and the
-merged response read as a whole by ``read``.
+into numbered chunks, merged by the vendor's merger (``gemini``, ``answer``, the
+surfaces' and the OpenAI family's in ``_MERGERS``), and the merged response read as a
+whole by ``read``.
 
 A stream takes the same road as a whole response: nothing here reads grounding
 metadata; the merger only decides which chunk's metadata the merged response keeps.
@@ -12,7 +13,7 @@ import itertools
 from bisect import bisect_left, bisect_right
 from collections.abc import AsyncIterable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from google.protobuf.message import Message
 
@@ -31,10 +32,13 @@ from grounding_protos._streams import (
     langchain,
     litellm,
     live,
+    openai_assistants,
+    openai_chat,
+    openai_responses,
     pydantic_ai,
 )
 from grounding_protos._streams.answer import merge_answer_chunks
-from grounding_protos._streams.common import ReadOptions, text_line
+from grounding_protos._streams.common import EventMerger, ReadOptions, merge_with, text_line
 from grounding_protos._streams.gemini import (
     CITATION_FIELDS,
     Candidate,
@@ -144,7 +148,11 @@ def read_stream(
     recorded stream as ``str``,
     ``bytes`` or a file: SSE (``data: {...}`` events) or a JSON array of responses.
     ``candidate`` is a candidate's ``index``; the options are those of :func:`read`.
-    The chunks are merged (``docs/streams.md``) and the merged response is read.
+    The chunks are merged (``docs/streams.md``) and the merged response is read. The
+    streams of other surfaces and vendors are recognized by their first chunk: Discovery
+    Engine's, the Interactions API's, Gemini Live's, and the OpenAI family's (Responses
+    API and xAI, Chat Completions and OpenRouter, Assistants runs), each merged into
+    its own final response.
 
     A stream that ends without a ``finishReason`` for the candidate (interrupted)
     gives what arrived, with a ``stream-incomplete`` problem in ``problems``; merged
@@ -168,6 +176,14 @@ def read_stream(
         UnsupportedInputError, OffsetError, CitationError: as :func:`read`.
     """
     options = ReadOptions(candidate, text, snap, clamp, errors)
+    if type(stream) is list and stream and type(stream[0]) is dict:
+        family = event_merger(stream[0])
+        if family is not None:  # a list of an OpenAI-family stream's events, numbered here
+            for number, event in enumerate(stream, 1):
+                family.add(number, event if type(event) is dict else _decoded(number, event))
+            merged, problems = family.result()
+            grounded = options.read(merged)
+            return replace(grounded, problems=[*grounded.problems, *problems])
     merger = Merger()
     add = merger.add
     if (
@@ -239,6 +255,14 @@ def _merge_answers(events: Iterable[tuple[int, object]]) -> tuple[object, list[P
 # --- Other Google surfaces: each stream merged into its own final response ------------------
 
 Merge = Callable[[Iterable[tuple[int, object]]], tuple[object, list[Problem]]]
+_EVENT_MERGERS: tuple[tuple[Callable[[object], bool], Callable[[], EventMerger]], ...] = (
+    (openai_responses.is_event, openai_responses.ResponsesMerger),
+    (openai_chat.is_chunk, openai_chat.ChatMerger),
+    (openai_assistants.is_event, openai_assistants.RunMerger),
+)
+"""Streams whose merger takes one event at a time (``_streams.common.EventMerger``), so
+that ``StreamReader`` and the command line's live view show their text as it arrives:
+how the first event is recognized, and the merger's class."""
 _MERGERS: tuple[tuple[Callable[[object], bool], Merge], ...] = (
     (interactions.is_event, interactions.merge_numbered),
     (assist.is_chunk, assist.merge_assist_chunks),
@@ -248,6 +272,7 @@ _MERGERS: tuple[tuple[Callable[[object], bool], Merge], ...] = (
     (adk.is_event, adk.merge_events),
     (litellm.is_chunk, litellm.merge_chunks),
     (pydantic_ai.is_message, pydantic_ai.merge_messages),
+    *((recognizes, merge_with(factory)) for recognizes, factory in _EVENT_MERGERS),
 )
 """Streams of surfaces other than ``generateContent`` and ``:streamAnswer``: how their
 first chunk is recognized, and the merger of their chunks (numbered as they arrived)
@@ -259,6 +284,34 @@ def _merger_of(value: object) -> Merge | None:
         if recognizes(value):
             return merge
     return None
+
+
+def event_merger(value: object) -> EventMerger | None:
+    """A new event-at-a-time merger for a stream whose first event is ``value`` (an
+    OpenAI Responses, Chat Completions or Assistants stream), else ``None``."""
+    value = _decoded(1, value)
+    for recognizes, factory in _EVENT_MERGERS:
+        if recognizes(value):
+            return factory()
+    return None
+
+
+def merge_events(
+    merger: EventMerger, events: Iterable[Item], shown: Callable[[dict[int, str]], None]
+) -> tuple[object, list[Problem]]:
+    """:func:`merge_items` with an :class:`EventMerger`, calling ``shown`` with the text
+    each event adds (by candidate), for a live view."""
+    truncated: list[Problem] = []
+    for item in events:
+        if isinstance(item, Truncated):
+            truncated.append(Problem("stream-truncated", item.message, ""))
+            break
+        texts: dict[int, str] = {}
+        merger.add(item[0], _decoded(*item), texts)
+        if texts:
+            shown(texts)
+    merged, problems = merger.result()
+    return merged, [*truncated, *problems]
 
 
 def surface_merger(value: object) -> Merge | None:
@@ -424,6 +477,12 @@ class StreamReader:
     it; placing a citation costs the text of the fragments it spans. Only the final
     read (when the candidate finishes) goes over the whole answer.
 
+    Streams of the OpenAI family (Responses API and xAI, Chat Completions and
+    OpenRouter, Assistants runs; recognized by the first chunk) give their text as it
+    arrives, and their citations in the update of the event that finishes the answer
+    (``response.completed``, the choice's ``finish_reason``, the completed message
+    and run) and in :meth:`finish`: their offsets count text that may not have arrived.
+
     >>> reader = StreamReader()
     >>> reader.feed({"candidates": [{"content": {"parts": [{"text": "Ça va à "}]}}]}).text
     'Ça va à '
@@ -447,17 +506,47 @@ class StreamReader:
     ) -> None:
         self._options = ReadOptions(candidate, text, snap, clamp, errors)
         self._merger = Merger(track=True)
+        self._events: EventMerger | None = None  # an OpenAI-family stream's merger
         self._reported: set[str] = set()
         self._done = False
 
     @property
     def events(self) -> int:
         """How many chunks were fed."""
-        return self._merger.events
+        return self._events.events if self._events is not None else self._merger.events
 
     def merged(self) -> dict[str, Any]:
         """The merged response so far (REST-shaped; its leaves may be the chunks' objects)."""
+        if self._events is not None:
+            return cast("dict[str, Any]", self._events.result()[0])
         return self._merger.merged()
+
+    def _feed_event(self, chunk: object) -> Update:
+        """:meth:`feed` for a stream of the OpenAI family: the text as it arrives, the
+        citations when the vendor marks the answer done (``response.completed``, a
+        ``finish_reason``, the completed message and run)."""
+        merger = self._events
+        assert merger is not None
+        number = merger.events + 1
+        index = self._options.candidate
+        was_finished = merger.finished(index)
+        texts: dict[int, str] = {}
+        merger.add(number, _decoded(number, chunk), texts)
+        finished = not was_finished and merger.finished(index)
+        citations: list[Citation] = []
+        if finished:
+            citations = [c for c in self._read_events(final=False).citations
+                         if c.path not in self._reported]  # fmt: skip
+            self._reported.update(c.path for c in citations)
+        return Update(number, texts.get(index, ""), citations, texts, finished)
+
+    def _read_events(self, *, final: bool) -> Grounded:
+        assert self._events is not None
+        merged, problems = self._events.result()
+        if not final:
+            problems = [p for p in problems if p.code != "stream-incomplete"]
+        grounded = self._options.read(merged)
+        return replace(grounded, problems=[*grounded.problems, *problems])
 
     def feed(self, chunk: object) -> Update:
         """Merge one chunk; return what it brought.
@@ -467,6 +556,10 @@ class StreamReader:
         """
         if self._done:
             raise StreamError("feed() after finish(): the stream is over")
+        if self._events is None and self._merger.events == 0:
+            self._events = event_merger(chunk)
+        if self._events is not None:
+            return self._feed_event(chunk)
         number = self._merger.events + 1
         index = self._options.candidate
         before = self._merger.candidates.get(index)
@@ -491,12 +584,16 @@ class StreamReader:
     def grounded(self) -> Grounded:
         """The answer and citations so far (grounding metadata that points past the
         text received so far is left out, with a ``stream-grounding-pending`` problem)."""
+        if self._events is not None:
+            return self._read_events(final=False)
         return self._merger.grounded(self._options, final=False)
 
     def finish(self) -> Grounded:
         """The result at the end of the stream: :meth:`grounded`, plus a
         ``stream-incomplete`` problem when the candidate never finished."""
         self._done = True
+        if self._events is not None:
+            return self._read_events(final=True)
         return self._merger.grounded(self._options, final=True)
 
     def _place(self, state: Candidate, j: int) -> Citation | None:
