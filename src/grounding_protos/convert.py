@@ -29,7 +29,12 @@ from grounding_protos._citations.convert import (
     to_grounding_metadata,
     to_official,
 )
-from grounding_protos._citations.export import OpenAIApi, to_langchain_blocks, to_openai_annotations
+from grounding_protos._citations.export import (
+    OpenAIApi,
+    to_ai_message,
+    to_langchain_blocks,
+    to_openai_annotations,
+)
 
 __all__ = [
     "Converted",
@@ -40,6 +45,7 @@ __all__ = [
     "grounding_fact_to_source",
     "source_to_fact_chunk",
     "source_to_grounding_fact",
+    "to_ai_message",
     "to_citation_metadata",
     "to_grounding_metadata",
     "to_langchain_blocks",

@@ -15,7 +15,12 @@ from typing import Any, Literal
 
 from grounding_protos._citations.read import read
 from grounding_protos._core.model import Citation, Grounded, Problem, Source, SpanPolicy
-from grounding_protos._exceptions import ArgumentValueError, CitationError, OffsetError
+from grounding_protos._exceptions import (
+    ArgumentValueError,
+    CitationError,
+    GroundingProtosError,
+    OffsetError,
+)
 from grounding_protos._offsets import TextIndex, Unit
 from grounding_protos._public import public
 from grounding_protos._quote import excerpt
@@ -236,6 +241,12 @@ def to_langchain_blocks(
     if grounded.text is None:
         raise _no_text("to_langchain_blocks", unit)
     spans = spans_in(grounded, unit, "to_langchain_blocks")
+    annotations = _lc_annotations(grounded, spans)
+    return [{"type": "text", "text": grounded.text, "annotations": annotations}]
+
+
+def _lc_annotations(grounded: Grounded, spans: list[tuple[int, int]]) -> list[dict[str, Any]]:
+    """One ``citation`` block per (span, source) pair, in the order of the citations."""
     annotations: list[dict[str, Any]] = []
     # What a source contributes to a record, once per source (sources recur across spans).
     described: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
@@ -252,7 +263,132 @@ def to_langchain_blocks(
                 parts = described[id(source)] = _lc_source(source)
             score = scores[j] if j < len(scores) else None
             annotations.append(_lc_record(parts[0], span, parts[1], score, c.score))
-    return [{"type": "text", "text": grounded.text, "annotations": annotations}]
+    return annotations
+
+
+def to_ai_message(
+    obj: object,
+    *,
+    text: str | bytes | None = None,
+    candidate: int = 0,
+    errors: SpanPolicy = "repair",
+) -> Any:
+    """A LangChain ``AIMessage`` of any input :func:`read` accepts (an ``AIMessage``
+    that LangChain's own Google integration made included), whose content is LangChain
+    v1 standard blocks (``response_metadata["output_version"] == "v1"``) carrying the
+    citations right: one ``text`` block per text part of the answer, each citation on the
+    block it is in, ``start_index``/``end_index`` Python string indices into that block's
+    ``text``, one ``citation`` per (span, source) pair, with the fields of
+    :func:`to_langchain_blocks`. A span that crosses from one part into the next (no
+    provider was seen to send one) becomes one citation per block it covers.
+
+    An ``AIMessage`` given is copied (``model_copy(deep=True)``), never changed: its
+    text items become the new text blocks (a text block's other keys, such as Gemini 3's
+    thought ``extras``, kept), its other content blocks stay where they are, and its
+    other fields (``response_metadata`` with Gemini's ``grounding_metadata``, tool
+    calls, usage) are kept. Needs ``langchain-core``
+    (extra ``langchain``).
+
+    >>> message = to_ai_message({"type": "ai", "content": ["Grüße ", "aus Köln 🌉."],
+    ...     "response_metadata": {"grounding_metadata": {
+    ...         "grounding_chunks": [{"web": {"uri": "https://k.example", "title": "Köln"}}],
+    ...         "grounding_supports": [{"segment": {"start_index": 12, "end_index": 17},
+    ...             "grounding_chunk_indices": [0]}]}}})
+    >>> [(b["text"], [(a["start_index"], a["end_index"], a["cited_text"]) for a in
+    ...     b["annotations"]]) for b in message.content]
+    [('Grüße ', []), ('aus Köln 🌉.', [(4, 8, 'Köln')])]
+
+    Raises:
+        ImportError: langchain-core is not installed (``pip install
+            'grounding-protos[langchain]'``).
+        CitationError: the input has no answer text (code ``"text-missing"``).
+        UnsupportedInputError, OffsetError, ArgumentValueError: as :func:`read`.
+    """
+    try:
+        from langchain_core.messages import AIMessage
+    except ImportError as exc:  # pragma: no cover - the extra is installed in the tests
+        raise ImportError(
+            "to_ai_message builds a LangChain AIMessage and needs langchain-core: "
+            "pip install 'grounding-protos[langchain]'"
+        ) from exc
+    grounded = _grounded(obj, text, candidate, errors)
+    if grounded.text is None:
+        raise _no_text("to_ai_message", "char")
+    texts = _text_parts(obj, grounded, candidate)
+    blocks = _blocks(grounded, texts)
+    if isinstance(obj, AIMessage):
+        content = _merged_content(obj.content, blocks)
+        meta = {**copy.deepcopy(obj.response_metadata), "output_version": "v1"}
+        return obj.model_copy(update={"content": content, "response_metadata": meta}, deep=True)
+    return AIMessage(content=blocks, response_metadata={"output_version": "v1"})  # type: ignore[arg-type]
+
+
+def _text_parts(obj: object, grounded: Grounded, candidate: int) -> list[str]:
+    """The answer's text parts (thought parts left out), when they join into its text."""
+    if not isinstance(obj, Grounded):
+        from grounding_protos._inputs.dispatch import read_input
+
+        try:
+            raw = read_input(obj, candidate=candidate)
+        except GroundingProtosError:  # pragma: no cover - read() read it just now
+            raw = None
+        parts = raw.parts if raw is not None else None
+        if parts:
+            texts = [p.text for p in parts if p.text is not None and not p.thought]
+            if texts and "".join(texts) == grounded.text:
+                return texts
+    return [grounded.text or ""]
+
+
+def _blocks(grounded: Grounded, texts: list[str]) -> list[dict[str, Any]]:
+    """One v1 text block per part; each citation on its block, in string indices."""
+    spans = spans_in(grounded, "char", "to_ai_message")
+    annotations = _lc_annotations(grounded, spans)
+    bounds: list[tuple[int, int]] = []
+    at = 0
+    for t in texts:
+        bounds.append((at, at + len(t)))
+        at += len(t)
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": t, "annotations": []} for t in texts]
+    full = grounded.text or ""
+    for record in annotations:
+        start, end = record["start_index"], record["end_index"]
+        for b, (first, last) in enumerate(bounds):
+            lo, hi = max(start, first), min(end, last)
+            if start == end:  # an empty span: on the block it starts, or the last one
+                if not (first <= start < last or (b == len(bounds) - 1 and start == last)):
+                    continue
+            elif lo >= hi:
+                continue  # not on this block
+            piece = dict(record)
+            piece["start_index"], piece["end_index"] = lo - first, hi - first
+            if (lo, hi) != (start, end):  # a piece of a span that crosses blocks
+                piece["cited_text"] = full[lo:hi]
+            if "extras" in piece:
+                piece["extras"] = copy.deepcopy(piece["extras"])
+            blocks[b]["annotations"].append(piece)
+            if start == end:
+                break
+    return blocks
+
+
+def _merged_content(content: object, blocks: list[dict[str, Any]]) -> list[Any]:
+    """A message's content with its text items replaced, in order, by ``blocks``."""
+    if isinstance(content, str):
+        return list(blocks)
+    out: list[Any] = []
+    pending = iter(blocks)
+    for item in content if isinstance(content, list) else []:
+        is_text = isinstance(item, str) or (isinstance(item, dict) and item.get("type") == "text")
+        if is_text:
+            block = next(pending, None)
+            if block is not None:  # a dict block's other keys (id, extras) are kept
+                kept = copy.deepcopy(item) if isinstance(item, dict) else {}
+                out.append({**kept, **block})
+        else:
+            out.append(copy.deepcopy(item))
+    out.extend(pending)
+    return out
 
 
 def _lc_source(source: Source) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -342,4 +478,4 @@ def _plain(record: object) -> dict[str, Any]:
     return out
 
 
-public("grounding_protos.convert", to_openai_annotations, to_langchain_blocks)
+public("grounding_protos.convert", to_openai_annotations, to_langchain_blocks, to_ai_message)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-from grounding_protos._core.model import CitationKind, SearchInfo, Source
+from grounding_protos._core.model import CitationKind, Problem, SearchInfo, Source
 from grounding_protos._offsets import Unit
 
 Shape = Literal["answer", "grounding_metadata", "citation_metadata", "candidate", "none"]
@@ -43,6 +43,10 @@ InputShape = Literal[
     "cohere_chat",
     "bedrock_retrieve_and_generate",
     "bedrock_converse",
+    "langchain_message",
+    "litellm_response",
+    "pydantic_ai_response",
+    "adk_session_state",
 ]
 """What :func:`~grounding_protos.citations.read` read, as ``Grounded.shape`` names it."""
 
@@ -130,6 +134,11 @@ class RawAnswer:
     # character ranges of the citation markers in the text (Perplexity's "[1]"), which
     # read(markers="remove") cuts out
     markers: list[tuple[int, int]] = field(default_factory=list)
+    # what the reader found about the input beside its spans, recorded in
+    # Grounded.problems: a framework's copy of the citations that disagrees with the
+    # provider's (raised under "strict": ``_core.resolve.STRICT_NOTES``), a
+    # span placed by its text because the framework lost the offsets' frame
+    notes: list[Problem] = field(default_factory=list)
 
     @property
     def declared_sources(self) -> list[Source]:

@@ -50,6 +50,8 @@ FATAL = frozenset(
         "segment-text-mismatch",
     }
 )
+# A reader's notes that "strict" raises (the others are recorded in every mode).
+STRICT_NOTES = frozenset({"framework-disagreement"})
 _INTEGER = re.compile(r"-?[0-9]+")
 # Problems of the whole answer, which no span policy can skip.
 _WHOLE_ANSWER = frozenset({"text-conflict", "text-not-utf8"})
@@ -264,9 +266,10 @@ class _Resolver:
             return None
         end = at + len(wanted)
         score = None if span.score is None else self.score(span.score)
+        scores = tuple(s for s in map(self.score, span.source_scores) if s is not None)
         return Citation(
             index.to_byte(at), index.to_byte(end), at, end, wanted, sources, span.kind, score,
-            (), None, span.path,
+            scores, None, span.path,
         )  # fmt: skip
 
     def unplaced(self, code: str, message: str, path: str) -> None:
@@ -650,6 +653,10 @@ def resolve(
     resolver = _Resolver(raw, mode, snap, clamp)
     index: TextIndex | None = None
     try:
+        for note in raw.notes:  # the reader's findings about the whole input
+            if mode == "strict" and note.code in STRICT_NOTES:
+                raise _Stop(note)
+            resolver.problems.append(note)
         index, parts = resolver.text(text)
         result = Resolution(index.text if index is not None else None)
         hints: Iterable[Hint] = repeat(None)

@@ -23,6 +23,7 @@ from grounding_protos._core.access import (
 from grounding_protos._core.raw import InputShape, RawAnswer
 from grounding_protos._exceptions import ArgumentValueError, UnsupportedInputError
 from grounding_protos._inputs import (
+    adk,
     answer,
     anthropic,
     assist,
@@ -33,9 +34,12 @@ from grounding_protos._inputs import (
     gemini,
     grounded_generation,
     interactions,
+    langchain,
+    litellm,
     live,
     openai,
     perplexity,
+    pydantic_ai,
     search,
 )
 from grounding_protos._inputs.common import unsupported
@@ -209,6 +213,15 @@ READERS: tuple[Reader, ...] = (
            _keys("server_content")),
     Reader("interaction", interactions.is_interaction, interactions.read_interaction,
            _keys("steps")),
+    # the frameworks before the other vendors: their objects hold a vendor's shape inside
+    # (a chat completion's ``choices``, Anthropic's ``content``) that reader would claim
+    Reader("langchain_message", langchain.is_message, langchain.read_message,
+           _keys("response_metadata", "kwargs")),
+    Reader("litellm_response", litellm.is_response, litellm.read_response,
+           _keys(litellm.FIELD, "_hidden_params")),
+    Reader("pydantic_ai_response", pydantic_ai.is_response, pydantic_ai.read_response,
+           _keys("parts")),
+    Reader("adk_session_state", adk.is_state, adk.read_state, _keys(adk.STATE_KEY, "state")),
     Reader("openai_response", openai.is_response, openai.read_response, _keys("output")),
     Reader("perplexity_chat_completion", perplexity.is_perplexity, perplexity.read_perplexity,
            _keys("citations", "search_results")),

@@ -168,6 +168,17 @@ def read_bare_citation_metadata(obj: object, candidate: int) -> RawAnswer:
 # --- Gemini / Dialogflow GroundingMetadata ----------------------------------------------
 
 
+def read_grounding_metadata(meta: object, prefix: str, raw: RawAnswer) -> None:
+    """Gemini's ``GroundingMetadata`` into ``raw`` (spans, sources, search), paths after
+    ``prefix``: for the frameworks that carry it beside their own message."""
+    _read_grounding_metadata(meta, prefix, raw)
+
+
+def chunk_source(chunk: object, index: int) -> Source:
+    """The source of grounding chunk ``index`` (``Source.id`` is the index)."""
+    return _chunk_source(chunk, index)
+
+
 def _read_grounding_metadata(meta: object, prefix: str, raw: RawAnswer) -> None:
     entry = get(meta, "search_entry_point")
     raw.search = SearchInfo(

@@ -31,16 +31,20 @@ from grounding_protos._inputs.dispatch import classify
 from grounding_protos._offsets import SpanSnap, Unit
 from grounding_protos._public import public
 from grounding_protos._streams import (
+    adk,
     anthropic,
     assist,
     bedrock,
     cohere,
     grounded_generation,
     interactions,
+    langchain,
+    litellm,
     live,
     openai_assistants,
     openai_chat,
     openai_responses,
+    pydantic_ai,
 )
 from grounding_protos._streams.answer import merge_answer_chunks
 from grounding_protos._streams.common import (
@@ -310,6 +314,10 @@ _MERGERS: tuple[tuple[Callable[[object], bool], Merge], ...] = (
     (assist.is_chunk, assist.merge_assist_chunks),
     (grounded_generation.is_chunk, grounded_generation.merge_grounded_chunks),
     (live.is_message, live.merge_turn),
+    (langchain.is_chunk, langchain.merge_chunks),
+    (adk.is_event, adk.merge_events),
+    (litellm.is_chunk, litellm.merge_chunks),
+    (pydantic_ai.is_message, pydantic_ai.merge_messages),
     *((recognizes, merge_with(factory)) for recognizes, factory in _EVENT_MERGERS),
 )
 """Streams of surfaces other than ``generateContent`` and ``:streamAnswer``: how their
