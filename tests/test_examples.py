@@ -58,3 +58,13 @@ def test_ci_runs_the_readme_commands_exactly() -> None:
     assert one in ci.replace(" \\\n    ", " ")
     install, test = two.split(" && ")
     assert install in ci and test in ci
+
+
+def test_ci_runs_the_frameworks_tests_the_readme_names() -> None:
+    """The framework tests skip in step 2's environment (their extra pins google-genai<3):
+    the README gives their own commands, and .ci/run runs them."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    install = 'python -m pip install -e ".[frameworks-test]"'
+    assert f'{install} && python -m pytest -m "not slow"' in readme
+    assert install in ci and 'python -m pytest -m "not slow"' in ci
