@@ -38,7 +38,13 @@ from grounding_protos._core.access import get
 from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
 from grounding_protos._inputs.common import describe, is_record, string
-from grounding_protos._streams.common import Placeable, incomplete, merge_with, plain
+from grounding_protos._streams.common import (
+    OneAnswerMerger,
+    Placeable,
+    incomplete,
+    merge_with,
+    plain,
+)
 from grounding_protos._streams.parse import error_text
 
 _HELPER_EVENTS = frozenset({"text", "citation", "thinking", "signature", "input_json"})
@@ -60,7 +66,7 @@ def _index(number: int, event: Mapping[str, Any], count: int) -> int:
     return index
 
 
-class MessageMerger:
+class MessageMerger(OneAnswerMerger):
     """The ``Message`` of an Anthropic stream, event by event."""
 
     fast = True
@@ -81,20 +87,6 @@ class MessageMerger:
         self._stops: set[int] = set()
         self._prefix = 0  # the leading blocks that have all stopped
         self._chars = self._bytes = 0  # their text's length
-
-    def finished(self, candidate: int) -> bool:
-        """Whether the stream's end event came (one answer: ``candidate`` is not used)."""
-        return self.stopped
-
-    def add(self, number: int, value: object, texts: dict[int, str] | None = None) -> None:
-        """Merge event ``number``; the answer text it adds goes into ``texts[0]``.
-
-        Raises:
-            StreamError: as :meth:`_add`.
-        """
-        text = self._add(number, value)
-        if text and texts is not None:
-            texts[0] = texts.get(0, "") + text
 
     def _add(self, number: int, value: object) -> str:
         """Merge event ``number``; the answer text it adds.

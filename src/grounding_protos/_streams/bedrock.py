@@ -40,7 +40,7 @@ from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import MissingDependencyError, StreamError
 from grounding_protos._inputs.common import describe
 from grounding_protos._quote import shown
-from grounding_protos._streams.common import Placeable, incomplete, merge_with
+from grounding_protos._streams.common import OneAnswerMerger, Placeable, incomplete, merge_with
 from grounding_protos._streams.parse import Chunk, Item, Truncated
 
 _EXCEPTIONS = frozenset({
@@ -70,7 +70,7 @@ class _Block:
         self.signature: object = None
 
 
-class ConverseMerger:
+class ConverseMerger(OneAnswerMerger):
     """The ``Converse`` response of a ``ConverseStream``, event by event."""
 
     fast = True
@@ -89,20 +89,6 @@ class ConverseMerger:
         self._stops: set[int] = set()
         self._prefix = 0  # the blocks 0 .. _prefix - 1 have all stopped
         self._chars = self._bytes = 0  # their answer text's length
-
-    def finished(self, candidate: int) -> bool:
-        """Whether the stream's end event came (one answer: ``candidate`` is not used)."""
-        return self.stopped
-
-    def add(self, number: int, value: object, texts: dict[int, str] | None = None) -> None:
-        """Merge event ``number``; the answer text it adds goes into ``texts[0]``.
-
-        Raises:
-            StreamError: as :meth:`_add`.
-        """
-        text = self._add(number, value)
-        if text and texts is not None:
-            texts[0] = texts.get(0, "") + text
 
     def _add(self, number: int, value: object) -> str:
         """Merge event ``number``; the answer text it adds.

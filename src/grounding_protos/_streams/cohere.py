@@ -38,7 +38,13 @@ from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
 from grounding_protos._inputs.common import describe, string
 from grounding_protos._quote import excerpt
-from grounding_protos._streams.common import Placeable, incomplete, merge_with, plain
+from grounding_protos._streams.common import (
+    OneAnswerMerger,
+    Placeable,
+    incomplete,
+    merge_with,
+    plain,
+)
 from grounding_protos._streams.parse import error_text
 
 _SKIPPED = frozenset({"content-end", "tool-call-end", "citation-end", "debug"})
@@ -53,7 +59,7 @@ def _delta_message(event: Mapping[str, Any]) -> Any:
     return get(get(event, "delta"), "message")
 
 
-class ChatMerger:
+class ChatMerger(OneAnswerMerger):
     """The v2 chat response of a Cohere stream, event by event."""
 
     fast = True
@@ -69,7 +75,7 @@ class ChatMerger:
         self.calls: list[dict[str, Any]] = []
         self.arguments: list[list[str]] = []
         self.citations: list[Any] = []
-        self.ended = False
+        self.stopped = False
         self.events = 0
         self.track = False
         self.placeable: list[Placeable] = []
@@ -77,20 +83,6 @@ class ChatMerger:
         self._char_starts: list[list[int]] = []
         self._byte_starts: list[list[int]] = []
         self._sizes: list[list[int]] = []  # [chars, bytes] of each item so far
-
-    def finished(self, candidate: int) -> bool:
-        """Whether the stream's end event came (one answer: ``candidate`` is not used)."""
-        return self.ended
-
-    def add(self, number: int, value: object, texts: dict[int, str] | None = None) -> None:
-        """Merge event ``number``; the answer text it adds goes into ``texts[0]``.
-
-        Raises:
-            StreamError: as :meth:`_add`.
-        """
-        text = self._add(number, value)
-        if text and texts is not None:
-            texts[0] = texts.get(0, "") + text
 
     def _add(self, number: int, value: object) -> str:
         """Merge event ``number``; the answer text it adds.
@@ -213,7 +205,7 @@ class ChatMerger:
             for key in ("finish_reason", "usage"):
                 if get(delta, key) is not None:
                     self.response[key] = get(delta, key)
-            self.ended = True
+            self.stopped = True
         elif kind not in _SKIPPED:
             raise StreamError(
                 f"event type {kind!r} is not part of a Cohere chat stream", event=number
@@ -284,7 +276,7 @@ class ChatMerger:
             ]
         if self.citations:
             message["citations"] = self.citations
-        problems = [] if self.ended else [incomplete(self.events, "message-end", "finish_reason")]
+        problems = [] if self.stopped else [incomplete(self.events, "message-end", "finish_reason")]
         return {**self.response, "message": message}, problems
 
 

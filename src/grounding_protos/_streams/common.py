@@ -71,6 +71,35 @@ class EventMerger(Protocol):
     def result(self) -> tuple[object, list[Problem]]: ...
 
 
+class OneAnswerMerger:
+    """The part of an :class:`EventMerger` that the one-answer streams share (Anthropic
+    Messages, Cohere v2 chat, Bedrock ConverseStream): ``add`` puts the text that the
+    vendor's ``_add`` returns for an event into ``texts[0]``, and the one answer is
+    finished when the stream's end event set ``stopped``.
+    """
+
+    events: int
+    stopped: bool
+
+    def finished(self, candidate: int) -> bool:
+        """Whether the stream's end event came (one answer: ``candidate`` is not used)."""
+        return self.stopped
+
+    def add(self, number: int, value: object, texts: dict[int, str] | None = None) -> None:
+        """Merge event ``number``; the answer text it adds goes into ``texts[0]``.
+
+        Raises:
+            StreamError: as the vendor's ``_add``.
+        """
+        text = self._add(number, value)
+        if text and texts is not None:
+            texts[0] = texts.get(0, "") + text
+
+    def _add(self, number: int, value: object) -> str:
+        """Merge event ``number``; return the answer text it adds."""
+        raise NotImplementedError
+
+
 def merge_with(
     factory: Callable[[], EventMerger],
 ) -> Callable[[Iterable[tuple[int, object]]], tuple[object, list[Problem]]]:
