@@ -11,7 +11,7 @@ score anything); ``_core.resolve`` checks and converts them, so ``read`` and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from google.protobuf.message import Message
@@ -108,8 +108,8 @@ def reader_for(obj: object) -> Reader:
             if reader.matches(obj):
                 return reader
     elif isinstance(obj, Mapping):
-        for reader in READERS:
-            if not reader.keys.isdisjoint(obj.keys()) and reader.matches(obj):
+        for reader in _by_keys(obj.keys()):
+            if reader.matches(obj):
                 return reader
     else:
         for reader in READERS:
@@ -249,3 +249,27 @@ READERS: tuple[Reader, ...] = (
 """Every reader; the first whose ``matches`` accepts an input reads it."""
 
 _BY_SHAPE: dict[InputShape, Reader] = {r.shape: r for r in READERS}
+
+
+def _index_keys() -> dict[str, tuple[int, ...]]:
+    index: dict[str, list[int]] = {}
+    for i, reader in enumerate(READERS):
+        for key in reader.keys:
+            index.setdefault(key, []).append(i)
+    return {key: tuple(found) for key, found in index.items()}
+
+
+_BY_KEY: dict[str, tuple[int, ...]] = _index_keys()
+"""For each key a mapping may hold, the readers (their places in :data:`READERS`)
+whose shape has it at the top level."""
+
+
+def _by_keys(keys: Iterable[object]) -> list[Reader]:
+    """The readers whose shape shares a key with ``keys``, in :data:`READERS`' order: a
+    mapping's candidates, found by its keys rather than by asking every reader."""
+    found: set[int] = set()
+    for key in keys:
+        places = _BY_KEY.get(key)  # type: ignore[call-overload]
+        if places is not None:
+            found.update(places)
+    return [READERS[i] for i in sorted(found)]
