@@ -6,7 +6,7 @@ protocol of mergers that take one event at a time (:class:`EventMerger`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from grounding_protos._citations.read import read
@@ -36,6 +36,12 @@ class ReadOptions:
             clamp=self.clamp,
             unit=self.unit,
         )
+
+    def read_merged(self, merged: object, problems: list[Problem]) -> Grounded:
+        """``read`` of a stream's merged response, with what the stream lacked (merging's
+        ``problems``) after what reading found."""
+        grounded = self.read(merged)
+        return replace(grounded, problems=[*grounded.problems, *problems])
 
 
 def text_line(element: object) -> str:

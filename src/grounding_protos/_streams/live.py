@@ -34,7 +34,6 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 from typing import Any
 
 from grounding_protos._core.access import get, items, unwrap
@@ -233,8 +232,7 @@ class TurnReader:
         merged, problems = self._merger.merged(), self._merger.problems()
         self._merger = TurnMerger()
         self.turns += 1
-        grounded = self._options.read(merged)
-        return replace(grounded, problems=[*grounded.problems, *problems])
+        return self._options.read_merged(merged, problems)
 
 
 def _any_answer(merger: TurnMerger) -> bool:

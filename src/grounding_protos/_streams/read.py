@@ -210,9 +210,7 @@ def read_stream(
         if family is not None:  # a list of an OpenAI-family stream's events, numbered here
             for number, event in enumerate(stream, 1):
                 family.add(number, event if type(event) is dict else _decoded(number, event))
-            merged, problems = family.result()
-            grounded = options.read(merged)
-            return replace(grounded, problems=[*grounded.problems, *problems])
+            return options.read_merged(*family.result())
     merger = Merger()
     add = merger.add
     if (
@@ -400,9 +398,7 @@ def merge_items(merge: Merge, events: Iterable[Item]) -> tuple[object, list[Prob
 
 def _read_merged(events: Iterable[Item], options: ReadOptions, merge: Merge) -> Grounded:
     """``read`` of the response a surface's stream merges into, with the stream's problems."""
-    merged, problems = merge_items(merge, events)
-    grounded = options.read(merged)
-    return replace(grounded, problems=[*grounded.problems, *problems])
+    return options.read_merged(*merge_items(merge, events))
 
 
 def read_turns(
@@ -629,8 +625,7 @@ class StreamReader:
         merged, problems = self._events.result()
         if not final:
             problems = [p for p in problems if p.code != "stream-incomplete"]
-        grounded = self._options.read(merged)
-        return replace(grounded, problems=[*grounded.problems, *problems])
+        return self._options.read_merged(merged, problems)
 
     def feed(self, chunk: object) -> Update:
         """Merge one chunk; return what it brought.
