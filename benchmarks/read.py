@@ -30,7 +30,7 @@ from typing import Any
 from _corpus import SENTENCES  # benchmarks/ is the script directory
 
 from grounding_protos import validate
-from grounding_protos._inputs.dispatch import read_input
+from grounding_protos._sources.registry import read_input
 from grounding_protos.batch import process_lines
 from grounding_protos.citations import read, render, source_list
 from grounding_protos.discoveryengine_v1 import Answer

@@ -28,7 +28,7 @@ from typing import Any
 from _corpus import SENTENCES  # benchmarks/ is the script directory
 from _timing import best  # benchmarks/ is the script directory
 
-from grounding_protos._inputs.dispatch import reader_for
+from grounding_protos._sources.registry import reader_for
 from grounding_protos.citations import read
 
 SENTENCE_COUNT = 2_000

@@ -532,7 +532,7 @@ def _split(citation: Any, parts: list[str]) -> list[str]:
 def test_the_chunk_merge_is_langchains_own_addition(pieces: list[str], as_list: bool) -> None:
     """The merged content of a chunk stream is what langchain-core's ``+`` makes."""
     messages = pytest.importorskip("langchain_core.messages", reason="test extra")
-    from grounding_protos._streams.langchain import merge_chunks
+    from grounding_protos._sources.frameworks.langchain.merger import merge_chunks
 
     if as_list:  # Gemini 3's blocks, streamed with an index
         chunks = [messages.AIMessageChunk(content=[{"type": "text", "text": p, "index": 0}])

@@ -11,7 +11,7 @@ import pytest
 from google.protobuf import json_format
 
 from grounding_protos import ArgumentValueError, UnsupportedInputError, codec
-from grounding_protos._streams.answer import merge_answer_chunks
+from grounding_protos._sources.google.answer.merger import merge_answer_chunks
 from grounding_protos.citations import read
 from grounding_protos.discoveryengine_v1 import Answer
 

@@ -138,7 +138,7 @@ def test_shapes_are_documented() -> None:
     from pathlib import Path
 
     from grounding_protos._cli.commands import _SHAPE_WORDS
-    from grounding_protos._inputs.dispatch import READERS
+    from grounding_protos._sources.registry import READERS
 
     assert sorted(SHAPES) == sorted({r.shape for r in READERS}) == sorted(_SHAPE_WORDS)
 
@@ -274,7 +274,7 @@ def test_any_damage_to_a_real_shape_reads_or_is_refused(data: st.DataObject) -> 
 def test_the_key_prefilter_never_hides_a_match(value: object) -> None:
     """A reader whose ``matches`` accepts a dict always has one of its ``keys`` there,
     so skipping readers by keys changes nothing."""
-    from grounding_protos._inputs.dispatch import READERS
+    from grounding_protos._sources.registry import READERS
 
     if not isinstance(value, dict):
         return

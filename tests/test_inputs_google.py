@@ -184,7 +184,7 @@ def test_gemini_chunks_from_google_genai_and_official_objects() -> None:
 def test_route_duration_from_a_message_or_a_timedelta() -> None:
     from datetime import timedelta
 
-    from grounding_protos._inputs.gemini import place_info
+    from grounding_protos._sources.google.gemini.reader import place_info
 
     assert place_info({"route": {"duration": {"seconds": 90, "nanos": 500000000}}}) == PlaceInfo(
         route=Route(duration="90.5s"))  # fmt: skip
@@ -250,7 +250,7 @@ def test_aqa_grounding_attributions_are_sources_of_the_whole_answer() -> None:
 
 
 def test_a_candidate_answer_without_aqa_fields_is_not_an_aqa_response() -> None:
-    from grounding_protos._inputs.dispatch import classify
+    from grounding_protos._sources.registry import classify
 
     assert classify({"answer": {"content": {"parts": [{"text": "Köln"}]}}}) is None
 
@@ -434,7 +434,7 @@ def test_interaction_unit_is_bytes_and_unit_overrides_it() -> None:
 
 
 def test_interaction_recognition_is_by_its_structure() -> None:
-    from grounding_protos._inputs.dispatch import classify
+    from grounding_protos._sources.registry import classify
 
     assert classify({"object": "interaction", "status": "in_progress", "steps": []}) == (
         "interaction")  # fmt: skip
@@ -857,7 +857,7 @@ def test_live_messages_of_another_kind_are_refused() -> None:
 
     with pytest.raises(StreamError, match="not a Live server message"):
         TurnReader().feed({"candidates": []})
-    from grounding_protos._inputs.dispatch import classify
+    from grounding_protos._sources.registry import classify
 
     assert classify({"serverContent": {"turnComplete": True}}) == "live_server_message"
     assert classify({"setupComplete": {}}) is None

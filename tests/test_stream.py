@@ -594,7 +594,7 @@ JSON_VALUES = st.recursive(
     st.data(),
 )  # fmt: skip
 def test_sse_framing_whatever_the_line_ends(values: list[Json], data: st.DataObject) -> None:
-    from grounding_protos._streams.parse import Chunk, recorded_chunks
+    from grounding_protos._sources.parse import Chunk, recorded_chunks
 
     # LF and CRLF mixed freely, or CR alone (a CR followed by an LF is one CRLF).
     ends = st.sampled_from(data.draw(st.sampled_from([["\n", "\r\n"], ["\r"]])))

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from grounding_protos import StreamError
 from grounding_protos._core.access import get
-from grounding_protos._streams.gemini import Candidate as _Candidate
-from grounding_protos._streams.gemini import Merger, _citation_key, _empty
+from grounding_protos._sources.google.gemini.merger import Candidate as _Candidate
+from grounding_protos._sources.google.gemini.merger import Merger, _citation_key, _empty
 from grounding_protos.citations import read_stream
 
 Json = dict[str, Any]

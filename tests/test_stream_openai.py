@@ -178,7 +178,7 @@ def test_a_chat_stream_with_tool_calls_keeps_them() -> None:
     final["choices"][0]["message"]["tool_calls"] = [
         {"id": "call_1", "type": "function",
          "function": {"name": "weather", "arguments": '{"city": "東京"}'}}]  # fmt: skip
-    from grounding_protos._streams.openai_chat import merge_chat_chunks
+    from grounding_protos._sources.openai.chat_stream import merge_chat_chunks
 
     merged, problems = merge_chat_chunks(chat_chunks(final))
     assert isinstance(merged, dict)

@@ -540,7 +540,9 @@ def test_the_fast_path_merges_as_the_general_code(
 ) -> None:
     """Random streams (events left out, a stray event put in) merge to the same response,
     problems and errors whether each event takes the fast path or the general code."""
-    from grounding_protos._streams import anthropic, bedrock, cohere
+    from grounding_protos._sources.anthropic import merger as anthropic
+    from grounding_protos._sources.bedrock import converse_stream as bedrock
+    from grounding_protos._sources.cohere import merger as cohere
 
     merger_class: Any = {"anthropic": anthropic.MessageMerger, "cohere": cohere.ChatMerger,
                          "bedrock": bedrock.ConverseMerger}[vendor]  # fmt: skip

@@ -27,9 +27,9 @@ from grounding_protos._citations import validate as exact
 from grounding_protos._citations.quick_check import json_clean, message_clean
 from grounding_protos._core.access import unwrap
 from grounding_protos._core.resolve import resolve
-from grounding_protos._inputs.dispatch import read_input
 from grounding_protos._proto.pool import FILE_SET
 from grounding_protos._proto.registry import message_class
+from grounding_protos._sources.registry import read_input
 from grounding_protos.discoveryengine_v1 import Answer, HarmCategory, SafetyRating
 from tests import citation_cases as cases
 from tests.strategies import any_message

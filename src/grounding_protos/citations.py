@@ -50,7 +50,7 @@ from grounding_protos._render.markers import (
     search_notes,
     source_list,
 )
-from grounding_protos._streams.live import TurnReader
+from grounding_protos._sources.google.live.merger import TurnReader
 from grounding_protos._streams.read import (
     StreamReader,
     Update,

@@ -326,7 +326,7 @@ def to_ai_message(
 def _text_parts(obj: object, grounded: Grounded, candidate: int) -> list[str]:
     """The answer's text parts (thought parts left out), when they join into its text."""
     if not isinstance(obj, Grounded):
-        from grounding_protos._inputs.dispatch import read_input
+        from grounding_protos._sources.registry import read_input
 
         try:
             raw = read_input(obj, candidate=candidate)

@@ -8,10 +8,10 @@ from typing import Literal
 from grounding_protos._core.model import Citation, Grounded, SpanPolicy
 from grounding_protos._core.resolve import resolve
 from grounding_protos._exceptions import ArgumentValueError
-from grounding_protos._inputs.dispatch import read_input
-from grounding_protos._inputs.perplexity import remove_markers
 from grounding_protos._offsets import SpanSnap, Unit, check_span_snap
 from grounding_protos._public import public
+from grounding_protos._sources.perplexity import remove_markers
+from grounding_protos._sources.registry import read_input
 
 _POLICIES = ("strict", "repair", "skip")
 _UNITS = ("byte", "char", "utf16")

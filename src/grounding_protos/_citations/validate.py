@@ -28,12 +28,12 @@ from grounding_protos._core.model import Problem
 from grounding_protos._core.raw import RawAnswer
 from grounding_protos._core.resolve import resolve
 from grounding_protos._exceptions import ArgumentValueError, UnsupportedInputError
-from grounding_protos._inputs.dispatch import read_input
 from grounding_protos._offsets import Unit
 from grounding_protos._proto.pool import is_repeated
 from grounding_protos._proto.registry import message_class
 from grounding_protos._public import public
 from grounding_protos._quote import shown
+from grounding_protos._sources.registry import read_input
 
 _SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
 _SCHEMA_OF_SHAPE = {

@@ -218,7 +218,7 @@ def describe(document: object) -> str:
     """What kind of input this is, in words (the shape ``read`` recognizes)."""
     from google.protobuf.message import Message
 
-    from grounding_protos._inputs.dispatch import classify
+    from grounding_protos._sources.registry import classify
 
     if isinstance(document, Message):
         return document.DESCRIPTOR.full_name

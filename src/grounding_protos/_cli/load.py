@@ -2,7 +2,7 @@
 ``--type``), or a recorded stream, an SSE recording or a JSON array of responses, merged
 into one response.
 
-A stream is merged into one response (``_streams.gemini.Merger`` for Gemini, the
+A stream is merged into one response (``_sources.google.gemini.merger.Merger`` for Gemini, the
 surface's own merger from ``_streams.read.surface_merger`` for the others, as
 ``read_stream`` tells them apart) and that response goes through the same commands.
 What merging finds (an interrupted stream, merged duplicate citations) comes back as
@@ -37,7 +37,7 @@ from grounding_protos._cli.options import Options
 
 if TYPE_CHECKING:
     from grounding_protos._core.model import Problem
-    from grounding_protos._streams.parse import Item
+    from grounding_protos._sources.parse import Item
 
 # Problems after which the output is not the whole answer: the exit status is 1.
 SERIOUS: Final = frozenset({"stream-incomplete", "stream-truncated", "stream-grounding-replaced"})
@@ -59,7 +59,7 @@ def load_document(options: Options, data: bytes, label: str) -> object:
 
 def is_stream(data: bytes) -> bool:
     """Whether ``data`` is a recorded stream (SSE or a JSON array), not one response."""
-    from grounding_protos._streams.parse import detect
+    from grounding_protos._sources.parse import detect
 
     head = data[: _HEAD * 4].decode("utf-8", "replace")
     return detect(head) in ("sse", "json-array")
@@ -73,7 +73,7 @@ def load_input(
 
     ``live``: the command may show the text as it arrives (``render`` to stdout).
     """
-    from grounding_protos._streams.parse import detect
+    from grounding_protos._sources.parse import detect
 
     if options.type_name is not None:  # --type: one message, never a stream
         return load_document(options, read_input(path), label), []
@@ -82,7 +82,10 @@ def load_input(
         head = _first_lines(stream, label)
         if detect(head.decode("utf-8", "replace")) == "sse":
             return _merge(options, lambda: _sse_items(head, stream, label), label, echo=True)
-        from grounding_protos._streams.bedrock import eventstream_items, is_eventstream
+        from grounding_protos._sources.bedrock.converse_stream import (
+            eventstream_items,
+            is_eventstream,
+        )
 
         if len(head) < 16:  # (a prelude's bytes may hold a line end)
             head += stream.read(16 - len(head))
@@ -95,10 +98,10 @@ def load_input(
     else:
         data = read_input(path)
     if is_stream(data):
-        from grounding_protos._streams.parse import recorded_chunks
+        from grounding_protos._sources.parse import recorded_chunks
 
         return _merge(options, lambda: recorded_chunks(data), label)
-    from grounding_protos._streams.bedrock import eventstream_items, is_eventstream
+    from grounding_protos._sources.bedrock.converse_stream import eventstream_items, is_eventstream
 
     if is_eventstream(data[:16]):  # a raw Bedrock ConverseStream body
         return _merge(options, lambda: eventstream_items([data]), label)
@@ -111,7 +114,7 @@ def load_line(options: Options, raw: bytes) -> tuple[object, list[Problem]]:
     with the stream's problems."""
 
     if options.type_name is None and is_stream(raw):
-        from grounding_protos._streams.parse import recorded_chunks
+        from grounding_protos._sources.parse import recorded_chunks
 
         return _merge(options, lambda: recorded_chunks(raw), "")
     return load_document(options, raw, ""), []
@@ -143,7 +146,7 @@ def _binary_pieces(head: bytes, stream: IO[bytes], label: str) -> Iterable[bytes
 
 
 def _sse_items(head: bytes, stream: IO[bytes], label: str) -> Iterable[Item]:
-    from grounding_protos._streams.parse import sse_chunks
+    from grounding_protos._sources.parse import sse_chunks
 
     def lines() -> Iterable[str]:
         yield head.decode("utf-8", "replace")
@@ -161,8 +164,8 @@ def _merge(
     options: Options, chunks: Callable[[], Iterable[Item]], label: str, *, echo: bool = False
 ) -> tuple[object, list[Problem]]:
     from grounding_protos._exceptions import MissingDependencyError, StreamError
-    from grounding_protos._streams.gemini import Merger
-    from grounding_protos._streams.parse import Truncated
+    from grounding_protos._sources.google.gemini.merger import Merger
+    from grounding_protos._sources.parse import Truncated
     from grounding_protos._streams.read import (
         event_merger,
         merge_events,

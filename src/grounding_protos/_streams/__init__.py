@@ -1,9 +1,5 @@
-"""Streams: recordings parsed into numbered chunks (``parse``), one merger per vendor
-that joins the chunks into that vendor's final response (``gemini``, ``answer`` for
-Discovery Engine, ``anthropic``, ``cohere``, ``bedrock`` with its raw event stream),
-what the mergers share (``common``), and the entry points that take
-any stream input and read the merged response as a whole (``read``).
-
-Imports ``_citations.read``, the readers and the citation core; nothing above. A new
-vendor's stream is one more merger here, never a second reader.
+"""The stream entry points: ``read_stream``, ``aread_stream``, ``read_turns`` and
+``StreamReader`` take any stream input, have the source's merger (``_sources``)
+join it into that source's final response, and read that response as a whole with
+``read``'s options.
 """

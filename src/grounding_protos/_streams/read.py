@@ -27,41 +27,38 @@ from grounding_protos._exceptions import (
     StreamError,
     UnsupportedInputError,
 )
-from grounding_protos._inputs.dispatch import classify
 from grounding_protos._offsets import SpanSnap, Unit
 from grounding_protos._public import public
-from grounding_protos._streams import (
-    adk,
-    anthropic,
-    assist,
-    bedrock,
-    cohere,
-    grounded_generation,
-    interactions,
-    langchain,
-    litellm,
-    live,
-    openai_assistants,
-    openai_chat,
-    openai_responses,
-    pydantic_ai,
-)
-from grounding_protos._streams.answer import merge_answer_chunks
-from grounding_protos._streams.common import (
-    EventMerger,
-    Placeable,
-    ReadOptions,
-    merge_with,
-    text_line,
-)
-from grounding_protos._streams.gemini import (
+from grounding_protos._sources.anthropic import merger as anthropic
+from grounding_protos._sources.bedrock import converse_stream as bedrock
+from grounding_protos._sources.cohere import merger as cohere
+from grounding_protos._sources.frameworks.adk import merger as adk
+from grounding_protos._sources.frameworks.langchain import merger as langchain
+from grounding_protos._sources.frameworks.litellm import merger as litellm
+from grounding_protos._sources.frameworks.pydantic_ai import merger as pydantic_ai
+from grounding_protos._sources.google.answer.merger import merge_answer_chunks
+from grounding_protos._sources.google.assist import merger as assist
+from grounding_protos._sources.google.gemini.merger import (
     CITATION_FIELDS,
     Candidate,
     Merger,
     decode_text,
     integer,
 )
-from grounding_protos._streams.parse import (
+from grounding_protos._sources.google.grounded_generation import merger as grounded_generation
+from grounding_protos._sources.google.interactions import merger as interactions
+from grounding_protos._sources.google.live import merger as live
+from grounding_protos._sources.merging import (
+    EventMerger,
+    Placeable,
+    ReadOptions,
+    merge_with,
+    text_line,
+)
+from grounding_protos._sources.openai import assistants_stream as openai_assistants
+from grounding_protos._sources.openai import chat_stream as openai_chat
+from grounding_protos._sources.openai import responses_stream as openai_responses
+from grounding_protos._sources.parse import (
     Chunk,
     Item,
     SSEParser,
@@ -69,6 +66,7 @@ from grounding_protos._streams.parse import (
     detect,
     recorded_chunks,
 )
+from grounding_protos._sources.registry import classify
 
 # --- Inputs ------------------------------------------------------------------------------
 
@@ -267,7 +265,7 @@ def _is_answer_chunk(value: object) -> bool:
 
 def _read_answers(events: Iterable[Item], options: ReadOptions) -> Grounded:
     """``read`` of the ``Answer`` that the chunks of a streamed answer merge into
-    (``_streams.answer.merge_answer_chunks``: each chunk a delta of the text)."""
+    (``_sources.google.answer.merger.merge_answer_chunks``: each chunk a delta of the text)."""
     return _read_merged(events, options, _merge_answers)
 
 
@@ -304,7 +302,7 @@ _EVENT_MERGERS: tuple[tuple[Callable[[object], bool], Callable[[], EventMerger]]
     (cohere.is_event, cohere.ChatMerger),
     (bedrock.is_event, bedrock.ConverseMerger),
 )
-"""Streams whose merger takes one event at a time (``_streams.common.EventMerger``), so
+"""Streams whose merger takes one event at a time (``_sources.merging.EventMerger``), so
 that ``StreamReader`` and the command line's live view show their text as it arrives:
 how the first event is recognized, and the merger's class."""
 _MERGERS: tuple[tuple[Callable[[object], bool], Merge], ...] = (
@@ -362,7 +360,7 @@ def surface_merger(value: object) -> Merge | None:
     """The merger of a stream whose first chunk is ``value``, when it is not a
     ``generateContent`` stream (a ``:streamAnswer``, an Interactions stream, ...):
     it merges the numbered chunks into the surface's final response and says what it
-    found. ``None`` for a Gemini chunk (``_streams.gemini.Merger``)."""
+    found. ``None`` for a Gemini chunk (``_sources.google.gemini.merger.Merger``)."""
     value = _decoded(1, value)
     if _is_answer_chunk(value):
         return _merge_answers

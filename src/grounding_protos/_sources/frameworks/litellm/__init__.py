@@ -1,0 +1,1 @@
+"""LiteLLM: ``reader`` reads a ``ModelResponse``; ``merger`` merges a stream of its chunks."""

@@ -1,0 +1,2 @@
+"""The Gemini Interactions API: ``reader`` reads an interaction; ``merger`` merges its
+stream of events into one."""
