@@ -50,7 +50,6 @@ from grounding_protos._render.markers import (
     search_notes,
     source_list,
 )
-from grounding_protos._sources.google.live.merger import TurnReader
 from grounding_protos._streams.read import (
     StreamReader,
     Update,
@@ -58,6 +57,7 @@ from grounding_protos._streams.read import (
     read_stream,
     read_turns,
 )
+from grounding_protos._streams.turns import TurnReader
 
 __all__ = [
     "SHAPES",

@@ -1,7 +1,7 @@
 """``read_stream``, ``aread_stream`` and :class:`StreamReader`: any stream input turned
-into numbered chunks, merged by the vendor's merger (``gemini``, ``answer``, the
-surfaces' and the OpenAI family's in ``_MERGERS``), and the merged response read as a
-whole by ``read``.
+into numbered chunks, merged by its source's merger (the first event recognized by a
+source's ``Stream`` in ``_sources.registry``, else Gemini's), and the merged response
+read as a whole by ``read``.
 
 A stream takes the same road as a whole response: nothing here reads grounding
 metadata; the merger only decides which chunk's metadata the merged response keeps.
@@ -29,15 +29,7 @@ from grounding_protos._exceptions import (
 )
 from grounding_protos._offsets import SpanSnap, Unit
 from grounding_protos._public import public
-from grounding_protos._sources.anthropic import merger as anthropic
 from grounding_protos._sources.bedrock import converse_stream as bedrock
-from grounding_protos._sources.cohere import merger as cohere
-from grounding_protos._sources.frameworks.adk import merger as adk
-from grounding_protos._sources.frameworks.langchain import merger as langchain
-from grounding_protos._sources.frameworks.litellm import merger as litellm
-from grounding_protos._sources.frameworks.pydantic_ai import merger as pydantic_ai
-from grounding_protos._sources.google.answer.merger import merge_answer_chunks
-from grounding_protos._sources.google.assist import merger as assist
 from grounding_protos._sources.google.gemini.merger import (
     CITATION_FIELDS,
     Candidate,
@@ -45,19 +37,7 @@ from grounding_protos._sources.google.gemini.merger import (
     decode_text,
     integer,
 )
-from grounding_protos._sources.google.grounded_generation import merger as grounded_generation
-from grounding_protos._sources.google.interactions import merger as interactions
-from grounding_protos._sources.google.live import merger as live
-from grounding_protos._sources.merging import (
-    EventMerger,
-    Placeable,
-    ReadOptions,
-    merge_with,
-    text_line,
-)
-from grounding_protos._sources.openai import assistants_stream as openai_assistants
-from grounding_protos._sources.openai import chat_stream as openai_chat
-from grounding_protos._sources.openai import responses_stream as openai_responses
+from grounding_protos._sources.merging import EventMerger, Placeable
 from grounding_protos._sources.parse import (
     Chunk,
     Item,
@@ -65,8 +45,11 @@ from grounding_protos._sources.parse import (
     Truncated,
     detect,
     recorded_chunks,
+    text_line,
 )
-from grounding_protos._sources.registry import classify
+from grounding_protos._sources.registry import Merge, stream_of
+from grounding_protos._streams.options import ReadOptions, read_gemini
+from grounding_protos._streams.turns import TurnReader
 
 # --- Inputs ------------------------------------------------------------------------------
 
@@ -215,18 +198,15 @@ def read_stream(
         type(stream) is list
         and stream
         and not isinstance(stream[0], (str, bytes, bytearray))
-        and not _is_answer_chunk(stream[0])
         and _merger_of(stream[0]) is None
     ):  # a list of chunks: what stream_items() would number, without an Item per chunk
         for number, chunk in enumerate(stream, 1):
             add(number, chunk)
-        return merger.grounded(options, final=True)
+        return read_gemini(merger, options, final=True)
     events = iter(stream_items(stream))
     first = next(events, None)
     if first is None:
-        return merger.grounded(options, final=True)  # no event: StreamError
-    if not isinstance(first, Truncated) and _is_answer_chunk(first[1]):
-        return _read_answers(itertools.chain([first], events), options)
+        return read_gemini(merger, options, final=True)  # no event: StreamError
     merge = None if isinstance(first, Truncated) else _merger_of(_decoded(*first))
     if merge is not None:
         return _read_merged(itertools.chain([first], events), options, merge)
@@ -235,10 +215,7 @@ def read_stream(
             merger.truncated(item)
             break
         add(*item)
-    return merger.grounded(options, final=True)
-
-
-# --- Discovery Engine streamed answers ----------------------------------------------------
+    return read_gemini(merger, options, final=True)
 
 
 def _options(
@@ -255,87 +232,19 @@ def _options(
     return ReadOptions(candidate, text, snap, clamp, errors, unit)
 
 
-def _is_answer_chunk(value: object) -> bool:
-    """Whether a chunk is part of a streamed Discovery Engine answer (an
-    ``AnswerQueryResponse`` or an ``Answer``), not a ``generateContent`` chunk."""
-    if isinstance(value, (str, bytes, bytearray)):
-        return False  # JSON text of a chunk: decoded by the Gemini path, which says so
-    return classify(value) in ("answer", "answer_query_response")
-
-
-def _read_answers(events: Iterable[Item], options: ReadOptions) -> Grounded:
-    """``read`` of the ``Answer`` that the chunks of a streamed answer merge into
-    (``_sources.google.answer.merger.merge_answer_chunks``: each chunk a delta of the text)."""
-    return _read_merged(events, options, _merge_answers)
-
-
-def _merge_answers(events: Iterable[tuple[int, object]]) -> tuple[object, list[Problem]]:
-    chunks: list[object] = []
-    for number, value in events:
-        if not _is_answer_chunk(value):
-            raise StreamError("not a part of a streamed Discovery Engine answer", event=number)
-        chunks.append(value)
-    merged = merge_answer_chunks(chunks)
-    state = merged.get("state")
-    problems = []
-    if state in (None, "STREAMING", "IN_PROGRESS", "STATE_UNSPECIFIED"):
-        problems.append(
-            Problem(
-                "stream-incomplete",
-                f"the stream ended after {len(chunks)} answers, the last in state "
-                f"{state or 'STATE_UNSPECIFIED'} (interrupted?): the text and citations are "
-                "those that arrived",
-                "answer.state",
-            )
-        )
-    return merged, problems
-
-
-# --- Other Google surfaces: each stream merged into its own final response ------------------
-
-Merge = Callable[[Iterable[tuple[int, object]]], tuple[object, list[Problem]]]
-_EVENT_MERGERS: tuple[tuple[Callable[[object], bool], Callable[[], EventMerger]], ...] = (
-    (openai_responses.is_event, openai_responses.ResponsesMerger),
-    (openai_chat.is_chunk, openai_chat.ChatMerger),
-    (openai_assistants.is_event, openai_assistants.RunMerger),
-    (anthropic.is_event, anthropic.MessageMerger),
-    (cohere.is_event, cohere.ChatMerger),
-    (bedrock.is_event, bedrock.ConverseMerger),
-)
-"""Streams whose merger takes one event at a time (``_sources.merging.EventMerger``), so
-that ``StreamReader`` and the command line's live view show their text as it arrives:
-how the first event is recognized, and the merger's class."""
-_MERGERS: tuple[tuple[Callable[[object], bool], Merge], ...] = (
-    (interactions.is_event, interactions.merge_numbered),
-    (assist.is_chunk, assist.merge_assist_chunks),
-    (grounded_generation.is_chunk, grounded_generation.merge_grounded_chunks),
-    (live.is_message, live.merge_turn),
-    (langchain.is_chunk, langchain.merge_chunks),
-    (adk.is_event, adk.merge_events),
-    (litellm.is_chunk, litellm.merge_chunks),
-    (pydantic_ai.is_message, pydantic_ai.merge_messages),
-    *((recognizes, merge_with(factory)) for recognizes, factory in _EVENT_MERGERS),
-)
-"""Streams of surfaces other than ``generateContent`` and ``:streamAnswer``: how their
-first chunk is recognized, and the merger of their chunks (numbered as they arrived)
-into the surface's own final response, with what merging found."""
+# --- The sources' mergers (``_sources.registry``) ---------------------------------------
 
 
 def _merger_of(value: object) -> Merge | None:
-    for recognizes, merge in _MERGERS:
-        if recognizes(value):
-            return merge
-    return None
+    stream = stream_of(value)
+    return None if stream is None else stream.merger()
 
 
 def event_merger(value: object) -> EventMerger | None:
     """A new event-at-a-time merger for a stream whose first event is ``value`` (an
     OpenAI Responses, Chat Completions or Assistants stream), else ``None``."""
-    value = _decoded(1, value)
-    for recognizes, factory in _EVENT_MERGERS:
-        if recognizes(value):
-            return factory()
-    return None
+    stream = stream_of(_decoded(1, value))
+    return None if stream is None or stream.events is None else stream.events()
 
 
 def merge_events(
@@ -361,10 +270,7 @@ def surface_merger(value: object) -> Merge | None:
     ``generateContent`` stream (a ``:streamAnswer``, an Interactions stream, ...):
     it merges the numbered chunks into the surface's final response and says what it
     found. ``None`` for a Gemini chunk (``_sources.google.gemini.merger.Merger``)."""
-    value = _decoded(1, value)
-    if _is_answer_chunk(value):
-        return _merge_answers
-    return _merger_of(value)
+    return _merger_of(_decoded(1, value))
 
 
 def _decoded(number: int, value: object) -> object:
@@ -425,7 +331,7 @@ def read_turns(
     Raises:
         StreamError: a message that is not a Live server message.
     """
-    reader = live.TurnReader(snap=snap, clamp=clamp, errors=errors)
+    reader = TurnReader(snap=snap, clamp=clamp, errors=errors)
     turns: list[Grounded] = []
     for item in stream_items(stream):
         if isinstance(item, Truncated):
@@ -468,23 +374,20 @@ async def aread_stream(
         )  # fmt: skip
     options = _options(candidate, text, snap, clamp, errors, unit)
     merger = Merger()
-    answers: list[Item] = []
+    others: list[Item] = []  # the items of a stream of another source than Gemini
     merge: Merge | None = None
     async for item in _async_items(stream):
-        if answers or (not isinstance(item, Truncated) and not merger.events
-                       and (_is_answer_chunk(item[1])
-                            or (merge := _merger_of(_decoded(*item))) is not None)):  # fmt: skip
-            answers.append(item)
+        if others or (not isinstance(item, Truncated) and not merger.events
+                      and (merge := _merger_of(_decoded(*item))) is not None):  # fmt: skip
+            others.append(item)
             continue
         if isinstance(item, Truncated):
             merger.truncated(item)
             break
         merger.add(item.number, item.value)
-    if answers and merge is not None:
-        return _read_merged(answers, options, merge)
-    if answers:
-        return _read_answers(answers, options)
-    return merger.grounded(options, final=True)
+    if merge is not None:
+        return _read_merged(others, options, merge)
+    return read_gemini(merger, options, final=True)
 
 
 # --- The incremental reader ------------------------------------------------------------------
@@ -649,7 +552,7 @@ class StreamReader:
         finished = not was_finished and state is not None and state.finish_reason is not None
         citations: list[Citation] = []
         if state is not None and finished:
-            grounded = self._merger.grounded(self._options, final=False)
+            grounded = read_gemini(self._merger, self._options, final=False)
             citations = [c for c in grounded.citations if c.path not in self._reported]
             self._reported.update(c.path for c in citations)
         elif state is not None and state.citation_event == number:  # citations came
@@ -665,7 +568,7 @@ class StreamReader:
         text received so far is left out, with a ``stream-grounding-pending`` problem)."""
         if self._events is not None:
             return self._read_events(final=False)
-        return self._merger.grounded(self._options, final=False)
+        return read_gemini(self._merger, self._options, final=False)
 
     def finish(self) -> Grounded:
         """The result at the end of the stream: :meth:`grounded`, plus a
@@ -673,7 +576,7 @@ class StreamReader:
         self._done = True
         if self._events is not None:
             return self._read_events(final=True)
-        return self._merger.grounded(self._options, final=True)
+        return read_gemini(self._merger, self._options, final=True)
 
     def _place(self, state: Candidate, j: int) -> Citation | None:
         """Citation ``j`` placed by reading only the fragments it spans."""
