@@ -238,7 +238,7 @@ def _fixtures() -> list[Any]:
     from tests import google_cases as gc
     from tests import openai_streams as oa
     from tests import vendor_cases as vc
-    from tests.test_inputs_search import search_response
+    from tests.test_google_search import search_response
 
     return [
         cases.gemini_response_json(), codec.to_dict(cases.answer_message()), search_response(),
