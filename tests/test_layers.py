@@ -104,9 +104,7 @@ def test_every_module_has_a_layer() -> None:
 def test_imports_point_down(module: str) -> None:
     rank = RANK[_layer(module)]
     upward = sorted(
-        target
-        for target in GRAPH[module]
-        if target and RANK.get(_layer(target), -1) > rank
+        target for target in GRAPH[module] if target and RANK.get(_layer(target), -1) > rank
     )
     assert upward == [], f"{module} imports from a layer above its own: {upward}"
 
