@@ -18,12 +18,14 @@ from typing import Any
 from grounding_protos._exceptions import StreamError
 from grounding_protos._quote import excerpt, shown
 
-_KINDS: dict[str, tuple[type, ...]] = {
-    "a string": (str,),
-    "an integer": (int,),
-    "an object": (Mapping,),
-    "a list": (list, tuple),
-    "bytes": (bytes, bytearray, memoryview),
+# each kind: the type of a value as JSON or boto3 gives it (checked first, fast), and the
+# types it may also have
+_KINDS: dict[str, tuple[type, tuple[type, ...]]] = {
+    "a string": (str, (str,)),
+    "an integer": (int, (int,)),
+    "an object": (dict, (Mapping,)),
+    "a list": (list, (list, tuple)),
+    "bytes": (bytes, (bytes, bytearray, memoryview)),
 }
 
 
@@ -37,7 +39,8 @@ def field(number: int, record: Mapping[str, Any], name: str, path: str, kind: st
     value = record.get(name)
     if value is None:
         return None
-    if isinstance(value, _KINDS[kind]) and not isinstance(value, bool):
+    exact, types = _KINDS[kind]
+    if type(value) is exact or (isinstance(value, types) and not isinstance(value, bool)):
         return value
     raise StreamError(f"{path}.{name} is {_what(value)}, not {kind}", event=number)
 
@@ -48,7 +51,7 @@ def record(number: int, value: object, path: str) -> Mapping[str, Any]:
     Raises:
         StreamError: it is not.
     """
-    if isinstance(value, Mapping):
+    if type(value) is dict or isinstance(value, Mapping):
         return value
     raise StreamError(f"{path} is {_what(value)}, not an object", event=number)
 

@@ -82,6 +82,13 @@ class InvokeAgentMerger(OneAnswerMerger):
                 wrong JSON type, bytes that are not UTF-8.
         """
         self.events += 1
+        if type(value) is dict and len(value) == 1:  # the common event, its own path
+            body = value.get("chunk")
+            if type(body) is dict and len(body) == 1:
+                data = body.get("bytes")
+                if type(data) is bytes:
+                    self.chunks += 1
+                    return self._text(number, data)
         if not isinstance(value, Mapping) or len(value) != 1:
             raise StreamError(f"not a part of an InvokeAgent stream: {describe(value)}",
                               event=number)  # fmt: skip
@@ -102,11 +109,18 @@ class InvokeAgentMerger(OneAnswerMerger):
             for j, citation in enumerate(found or ()):
                 where = f"chunk.attribution.citations[{j}]"
                 self.citations.append(checks.citation(number, citation, where))
-        if not data:
-            return ""
+        return self._text(number, bytes(data)) if data else ""
+
+    def _text(self, number: int, data: bytes) -> str:
+        """The answer text a chunk's ``data`` completes (a character split between
+        chunks comes with the chunk that ends it).
+
+        Raises:
+            StreamError: the bytes are not UTF-8.
+        """
         pending = self._decoder.getstate()[0]  # the bytes of a character split before
         try:
-            text = self._decoder.decode(bytes(data))
+            text: str = self._decoder.decode(data)
         except UnicodeDecodeError as exc:
             at = len(self.data) - len(pending) + exc.start
             raise StreamError(f"chunk.bytes is not UTF-8 at byte {max(at, 0)} of the answer",

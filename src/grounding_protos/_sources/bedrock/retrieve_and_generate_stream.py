@@ -91,6 +91,13 @@ class RetrieveAndGenerateMerger(OneAnswerMerger):
                 wrong JSON type.
         """
         self.events += 1
+        if type(value) is dict and len(value) == 1:  # the common event, its own path
+            body = value.get("output")
+            if type(body) is dict and len(body) == 1:
+                text = body.get("text")
+                if type(text) is str:
+                    self.texts.append(text)
+                    return text
         if not isinstance(value, Mapping) or len(value) != 1:
             raise StreamError(
                 f"not a part of a RetrieveAndGenerateStream: {describe(value)}", event=number
