@@ -431,3 +431,45 @@ def test_each_typed_field_names_its_event_and_path(
     with pytest.raises(StreamError) as info:
         read_stream(events)
     assert info.value.event == number and said in str(info.value), str(info.value)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    name=st.sampled_from(["retrieve_and_generate", "invoke_agent"]),
+    cuts=st.lists(st.floats(min_value=0, max_value=1), max_size=6),
+    drop=st.sets(st.integers(min_value=0, max_value=12), max_size=3),
+    stranger=st.sampled_from([
+        None, {"output": {"text": 5}}, {"output": {"text": "x", "y": 1}}, {"output": "x"},
+        {"chunk": {"bytes": "x"}}, {"chunk": {"bytes": b"\xff"}}, {"chunk": {"bytes": b""}},
+        {"chunk": {"bytes": bytearray(b"ab")}}, {"chunk": {}}, {"chunk": None},
+        {"output": {"text": "x"}, "chunk": {"bytes": b"x"}},
+    ]),
+)  # fmt: skip
+def test_the_fast_path_merges_as_the_general_code(
+    name: str, cuts: list[float], drop: set[int], stranger: Json | None
+) -> None:
+    """Random streams (events left out, a stray event put in) merge to the same response,
+    problems and errors whether each event takes the fast path or the general code."""
+    from grounding_protos._sources.bedrock import invoke_agent_stream, retrieve_and_generate_stream
+
+    final_of, events_of, _, _ = OPERATIONS[name]
+    merger_class: Any = {
+        "retrieve_and_generate": retrieve_and_generate_stream.RetrieveAndGenerateMerger,
+        "invoke_agent": invoke_agent_stream.InvokeAgentMerger,
+    }[name]
+    events: list[Any] = [e for i, e in enumerate(events_of(final_of(), cuts)) if i not in drop]
+    if stranger is not None:
+        events.insert(len(events) // 2, stranger)
+
+    def outcome(fast: bool) -> object:
+        merger = merger_class()
+        merger.fast = fast
+        texts: dict[int, str] = {}
+        try:
+            for number, event in enumerate(events, 1):
+                merger.add(number, event, texts)
+            return merger.result(), texts
+        except StreamError as exc:
+            return ("error", exc.event, str(exc))
+
+    assert outcome(True) == outcome(False)
