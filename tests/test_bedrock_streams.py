@@ -140,8 +140,13 @@ def test_stream_reader_shows_the_text_as_it_arrives(name: str) -> None:
     final = final_of()
     events = events_of(final, (0.3, 0.6))
     reader = StreamReader()
-    texts = [reader.feed(e).text for e in events]
-    assert "".join(texts) == "".join(cases.TEXTS)
+    updates = [reader.feed(e) for e in events]
+    assert "".join(u.text for u in updates) == "".join(cases.TEXTS)
+    placed = [c for u in updates for c in u.citations]
+    if name == "nova":  # each as its block of citations stops, before the end
+        assert placed == read(final).citations and not updates[-1].citations
+    else:  # no end event: the citations come with finish()
+        assert placed == [] and not any(u.finished for u in updates)
     assert reader.finish() == read(final)
 
 
@@ -372,9 +377,10 @@ def test_any_cut_of_any_text_streams_back_to_its_final_response(
     expected = read(final)
     assert read_stream(events_of(final, cuts)) == expected
     reader = StreamReader()
-    for event in events_of(final, cuts):
-        reader.feed(event)
+    placed = [c for event in events_of(final, cuts) for c in reader.feed(event).citations]
     assert reader.finish() == expected
+    if name == "nova":  # placed as each block of citations stops, as read places them
+        assert placed == expected.citations
     assert read_stream(cases.wire(events_of(final, cuts))) == expected
 
 
@@ -473,3 +479,36 @@ def test_the_fast_path_merges_as_the_general_code(
             return ("error", exc.event, str(exc))
 
     assert outcome(True) == outcome(False)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    name=st.sampled_from(NAMES),
+    kind=st.sampled_from(["output", "citation", "guardrail", "chunk", "trace", "returnControl",
+                          "files", "contentBlockDelta", "messageStop", "other", ""]),
+    message_type=st.sampled_from(["event", "exception", "error", "other"]),
+    payload=st.one_of(st.binary(max_size=40), st.sampled_from([
+        b"{}", b"[]", b"null", b'{"text": 5}', b'{"bytes": "!!"}', b'{"bytes": 5}',
+        b'{"bytes": "/w=="}', b'{"attribution": {"citations": "x"}}', b'{"action": []}',
+        b'{"generatedResponsePart": {"textResponsePart": {"span": {"end": "1"}}}}',
+        b'{"retrievedReferences": [5]}', b'{"message": "\\ud800"}', b'{"trace": {"x": 1}}'])),
+)  # fmt: skip
+def test_any_frame_after_a_first_event_reads_or_is_a_typed_error(
+    name: str, kind: str, message_type: str, payload: bytes
+) -> None:
+    """A well-framed message of any type, event type and payload after each operation's
+    first events: read, or a StreamError naming it (or the stream, for no answer)."""
+    final_of, events_of, _, _ = OPERATIONS[name]
+    head = cases.wire(events_of(final_of(), (0.5,))[:2])
+    frame = cases.message(
+        {":event-type": kind, ":content-type": "application/json", ":message-type": message_type,
+         ":exception-type": kind, ":error-code": kind}, payload)  # fmt: skip
+    try:
+        grounded = read_stream(head + frame)
+    except StreamError as exc:
+        assert exc.event in (3, None), str(exc)
+        assert len(str(exc)) < 600
+    except GroundingProtosError as exc:  # what read finds in the merged response
+        assert not isinstance(exc, UnsupportedInputError), repr(exc)
+    else:
+        assert grounded.shape == OPERATIONS[name][3]

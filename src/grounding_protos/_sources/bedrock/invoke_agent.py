@@ -25,15 +25,22 @@ from grounding_protos._core.access import get, items
 from grounding_protos._core.raw import RawAnswer
 from grounding_protos._exceptions import TextEncodingError
 from grounding_protos._sources.bedrock.retrieve_and_generate import read_citations
-from grounding_protos._sources.common import is_record
+from grounding_protos._sources.common import is_record, lists_or_absent
 
 _BYTES = (bytes, bytearray, memoryview)
 
 
 def is_chunk(obj: object) -> bool:
-    """An ``InvokeAgent`` ``chunk`` event: ``chunk`` a record whose ``bytes`` are bytes."""
+    """An ``InvokeAgent`` ``chunk`` event: ``chunk`` a record whose ``bytes`` are bytes,
+    its ``attribution`` absent or a record whose ``citations`` are absent or a list (a
+    near miss is refused, never read as an answer without citations)."""
     chunk = get(obj, "chunk")
-    return is_record(chunk) and isinstance(get(chunk, "bytes"), _BYTES)
+    if not is_record(chunk) or not isinstance(get(chunk, "bytes"), _BYTES):
+        return False
+    attribution = get(chunk, "attribution")
+    return attribution is None or (
+        is_record(attribution) and lists_or_absent(attribution, "citations")
+    )
 
 
 def read_chunk(obj: object, candidate: int) -> RawAnswer:
