@@ -82,7 +82,9 @@ def converse_events(final: Json, cuts: Sequence[float] = (0.5,)) -> list[Json]:
                                                   "contentBlockIndex": i}})  # fmt: skip
         else:
             cited = block.get("citationsContent")
-            text = "".join(c["text"] for c in cited.get("content", ())) if cited else block["text"]
+            text = (
+                "".join(c["text"] for c in cited.get("content") or ()) if cited else block["text"]
+            )
             for piece in pieces(text, cuts) if text else ():
                 out.append({"contentBlockDelta": {"delta": {"text": piece},
                                                   "contentBlockIndex": i}})  # fmt: skip
@@ -91,7 +93,8 @@ def converse_events(final: Json, cuts: Sequence[float] = (0.5,)) -> list[Json]:
                                                   "contentBlockIndex": i}})  # fmt: skip
         out.append({"contentBlockStop": {"contentBlockIndex": i}})
     out.append({"messageStop": {"stopReason": final["stopReason"]}})
-    out.append({"metadata": {"usage": final["usage"], "metrics": final["metrics"]}})
+    if "usage" in final:
+        out.append({"metadata": {"usage": final["usage"], "metrics": final["metrics"]}})
     return out
 
 

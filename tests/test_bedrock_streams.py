@@ -512,3 +512,22 @@ def test_any_frame_after_a_first_event_reads_or_is_a_typed_error(
         assert not isinstance(exc, UnsupportedInputError), repr(exc)
     else:
         assert grounded.shape == OPERATIONS[name][3]
+
+
+@pytest.mark.parametrize(
+    "blocks",
+    [
+        [{"text": ""}, {"citationsContent": {"citations": [{"title": "Leer 🕳"}]}}],
+        [{"citationsContent": {"content": [{"text": ""}], "citations": [{"title": "Leer 🕳"}]}}],
+        [{"citationsContent": {"content": [], "citations": [{"title": "Leer 🕳"}]}}],
+        [{"toolUse": {"toolUseId": "t", "name": "n", "input": {}}},
+         {"citationsContent": {"content": None, "citations": [{"title": "Leer 🕳"}]}}],
+    ],
+)  # fmt: skip
+def test_a_citation_of_no_text_is_a_source_never_an_empty_span(blocks: list[Json]) -> None:
+    final = {"output": {"message": {"role": "assistant", "content": [
+        {"text": "Grüße aus 東京 🗼"}, {"toolUse": {"toolUseId": "t0", "name": "n", "input": {}}},
+        *blocks]}}, "stopReason": "end_turn"}  # fmt: skip
+    for grounded in (read(final), read_stream(cases.converse_events(final))):
+        assert grounded.citations == [] and grounded.text == "Grüße aus 東京 🗼"
+        assert [s.title for s in grounded.declared_sources] == ["Leer 🕳"]

@@ -15,7 +15,8 @@ a search result) or ``web`` (``url``, ``domain``). A location counts in the sour
 never in the answer, so it is kept on the source (:class:`LocationInfo`).
 
 Amazon Nova's web grounding (recordings) sends ``citationsContent`` blocks **without**
-``content``, each right after the text block it cites: such a block's citations span
+``content`` (read alike: an empty one, or one of empty texts), each right after the text
+block it cites: such a block's citations span
 that text block (several such blocks in a row all cite it). One with no text block
 right before it cites no text that can be found: its sources are sources of the whole
 answer (``Grounded.declared_sources``), never an empty span.
@@ -66,15 +67,14 @@ def read_converse(obj: object, candidate: int) -> RawAnswer:
     for i, block in enumerate(items(get(get(obj, "output"), "message"), "content")):
         text, cited = fields(block, "text", "citations_content")
         if isinstance(text, str):
-            cites = (at, text)
+            cites = (at, text) if text else None  # an empty block: nothing to cite
         else:
             if not is_record(cited):
                 cites = None
                 continue  # reasoning, tool use, images ...: not answer text
             path = f"output.message.content[{i}].citationsContent"
-            content = items(cited, "content")
-            if content:
-                text = "".join(string(c, "text") or "" for c in content)
+            text = "".join(string(c, "text") or "" for c in items(cited, "content"))
+            if text:
                 span = RawSpan(path, at, at + len(text), "citation", segment_text=text)
             elif cites is not None:  # Nova: the citations of the text block right before
                 start, before = cites
@@ -89,7 +89,7 @@ def read_converse(obj: object, candidate: int) -> RawAnswer:
                 where = f"{path}.citations[{j}]"
                 span.refs.append(table.ref_of(_values(citation), _source, where))
             raw.spans.append(span)
-            if not content:
+            if not text:
                 continue
             cites = None
         texts.append(text)

@@ -173,11 +173,12 @@ class Decoder:
                 f"{shown(str(exc))}",
                 event=number,
             ) from exc
-        if not isinstance(parsed, Mapping) or event_type not in stream.events:
+        if not isinstance(parsed, Mapping) or event_type not in parsed:
             raise StreamError(
                 f"event {shown(event_type)} is no event of {stream.operation}", event=number
             )
-        return {event_type: parsed.get(event_type)}
+        return {event_type: parsed[event_type]}  # (an exception sent as an event: the
+        # merger raises it)
 
 
 def eventstream_items(
