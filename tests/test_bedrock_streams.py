@@ -218,6 +218,7 @@ def test_raw_bytes_decode_as_botocore_decodes_them(name: str, tmp_path: Path) ->
     path.write_bytes(data)
     with open(path, "rb") as file:
         assert read_stream(file) == read(final)
+    assert read_stream(io.BytesIO(data)) == read(final)  # no peek: read and sought back
     cut = read_stream(data[:-7])
     assert "stream-truncated" in {p.code for p in cut.problems}
 

@@ -73,8 +73,7 @@ def stream_items(stream: object) -> Iterator[Item]:
         return recorded_chunks(stream)
     if hasattr(stream, "read"):
         file: IO[Any] = stream  # type: ignore[assignment]
-        peek = getattr(file, "peek", None)
-        if callable(peek) and aws.is_eventstream(bytes(peek(aws.PRELUDE))[: aws.PRELUDE]):
+        if aws.is_eventstream(_file_head(file)):
             return aws.eventstream_items(iter(lambda: file.read(65536), b""), AWS_STREAMS)
         return recorded_chunks(file)
     if isinstance(stream, Mapping) and "ResponseMetadata" in stream:
@@ -92,6 +91,26 @@ def stream_items(stream: object) -> Iterator[Item]:
 
 
 _BYTES = (bytes, bytearray, memoryview)
+
+
+def _file_head(file: IO[Any]) -> bytes:
+    """The first 12 bytes of a binary file, left unread: peeked (a buffered file), or
+    read and sought back (``io.BytesIO``, a file on disk); ``b""`` when neither can
+    tell (a text file, a pipe whose buffer holds fewer bytes)."""
+    peek = getattr(file, "peek", None)
+    if callable(peek):
+        head = peek(aws.PRELUDE)
+        if isinstance(head, _BYTES) and len(head) >= aws.PRELUDE:
+            return bytes(head[: aws.PRELUDE])
+    try:
+        if file.seekable():
+            at = file.tell()
+            head = file.read(aws.PRELUDE)
+            file.seek(at)
+            return bytes(head) if isinstance(head, _BYTES) else b""
+    except (OSError, ValueError, AttributeError):
+        pass
+    return b""
 
 
 def _iterable_items(elements: Iterator[object]) -> Iterator[Item]:
