@@ -22,12 +22,11 @@ from __future__ import annotations
 import base64
 import itertools
 import json
-import struct
-import zlib
 from collections.abc import Sequence
 from typing import Any
 
 from tests.stream_vendor_cases import pieces
+from tests.test_stream_vendors import eventstream_message
 
 Json = dict[str, Any]
 
@@ -196,24 +195,10 @@ def agent_events(final: Json, cuts: Sequence[float] = (0.5,)) -> list[Json]:
     return out
 
 
-# --- Raw event-stream bytes --------------------------------------------------------------------
+# --- Raw event-stream bytes ------------------------------------------------------------------
 
-
-def _header(name: str, value: str) -> bytes:
-    raw, text = name.encode(), value.encode()
-    return bytes([len(raw)]) + raw + b"\x07" + struct.pack(">H", len(text)) + text
-
-
-def message(headers: dict[str, str], payload: bytes) -> bytes:
-    """One ``application/vnd.amazon.eventstream`` message, built from AWS's published
-    layout (prelude: total and headers lengths, their CRC-32; string headers; payload;
-    CRC-32 of all before); botocore's parser checks both CRCs when it reads it back."""
-    head = b"".join(_header(k, v) for k, v in headers.items())
-    total = 12 + len(head) + len(payload) + 4
-    prelude = struct.pack(">II", total, len(head))
-    prelude += struct.pack(">I", zlib.crc32(prelude))
-    body = prelude + head + payload
-    return body + struct.pack(">I", zlib.crc32(body))
+message = eventstream_message
+"""One frame, built from AWS's published layout (botocore has no encoder)."""
 
 
 def wire(events: Sequence[Json]) -> bytes:
