@@ -532,3 +532,29 @@ def test_a_citation_of_no_text_is_a_source_never_an_empty_span(blocks: list[Json
     for grounded in (read(final), read_stream(cases.converse_events(final))):
         assert grounded.citations == [] and grounded.text == "Grüße aus 東京 🗼"
         assert [s.title for s in grounded.declared_sources] == ["Leer 🕳"]
+
+
+@pytest.mark.parametrize("name", ["retrieve_and_generate", "invoke_agent"])
+def test_unit_utf16_reads_spans_counted_in_utf16(name: str) -> None:
+    """The unit is undocumented: code points by default, ``unit="utf16"`` for the other
+    reading (the emoji before the spans count two there)."""
+    final_of, events_of, _, _ = OPERATIONS[name]
+    final = final_of()
+    text = "".join(cases.TEXTS)
+    records = final["citations"] if name == "retrieve_and_generate" else (
+        final["chunk"]["attribution"]["citations"])  # fmt: skip
+    for record in records:
+        span = record["generatedResponsePart"]["textResponsePart"]["span"]
+        utf16 = [len(text[:i].encode("utf-16-le")) // 2 for i in (span["start"], span["end"])]
+        span["start"], span["end"] = utf16
+    streamed = events_of(final, (0.5,))
+    if name == "retrieve_and_generate":
+        for event in streamed:  # the stream's exclusive end, in UTF-16 units
+            if "citation" in event:
+                part = event["citation"]["generatedResponsePart"]["textResponsePart"]
+                part["span"]["end"] = (
+                    part["span"]["start"] + len(part["text"].encode("utf-16-le")) // 2
+                )
+    expected = read(final_of())
+    assert read(final, unit="utf16") == expected
+    assert read_stream(streamed, unit="utf16") == expected
