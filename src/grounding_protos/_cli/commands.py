@@ -207,6 +207,7 @@ _SHAPE_WORDS = {
     "cohere_chat": "Cohere v2 chat response",
     "bedrock_retrieve_and_generate": "Bedrock RetrieveAndGenerate response",
     "bedrock_converse": "Bedrock Converse response",
+    "bedrock_invoke_agent": "Bedrock Agents InvokeAgent chunk",
     "langchain_message": "LangChain AI message",
     "litellm_response": "LiteLLM response of a Gemini model",
     "pydantic_ai_response": "pydantic-ai model response",

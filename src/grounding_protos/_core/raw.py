@@ -43,6 +43,7 @@ InputShape = Literal[
     "cohere_chat",
     "bedrock_retrieve_and_generate",
     "bedrock_converse",
+    "bedrock_invoke_agent",
     "langchain_message",
     "litellm_response",
     "pydantic_ai_response",

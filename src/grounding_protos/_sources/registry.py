@@ -30,8 +30,10 @@ from grounding_protos._sources import perplexity
 from grounding_protos._sources.anthropic import merger as anthropic_merger
 from grounding_protos._sources.anthropic import reader as anthropic
 from grounding_protos._sources.bedrock import converse as bedrock_converse
-from grounding_protos._sources.bedrock import converse_stream
+from grounding_protos._sources.bedrock import converse_stream, invoke_agent, invoke_agent_stream
 from grounding_protos._sources.bedrock import retrieve_and_generate as bedrock
+from grounding_protos._sources.bedrock import retrieve_and_generate_stream as bedrock_stream
+from grounding_protos._sources.bedrock.eventstream import AwsStream
 from grounding_protos._sources.cohere import merger as cohere_merger
 from grounding_protos._sources.cohere import reader as cohere
 from grounding_protos._sources.common import unsupported
@@ -208,6 +210,7 @@ class Stream:
     recognizes: Callable[[object], bool]
     merge: Merge | None = None
     events: Callable[[], EventMerger] | None = None
+    aws: AwsStream | None = None  # the operation of its raw AWS event stream, if it has one
 
     def merger(self) -> Merge:
         """The whole-stream merger (an event merger's events fed one by one)."""
@@ -336,11 +339,18 @@ SOURCES: tuple[Source, ...] = (
     Source("bedrock_converse", (
         Reader("bedrock_converse", bedrock_converse.is_converse, bedrock_converse.read_converse,
                _keys("output")),
-    ), Stream(converse_stream.is_event, events=converse_stream.ConverseMerger)),
+    ), Stream(converse_stream.is_event, events=converse_stream.ConverseMerger,
+              aws=converse_stream.EVENTSTREAM)),
     Source("bedrock_retrieve_and_generate", (
         Reader("bedrock_retrieve_and_generate", bedrock.is_retrieve_and_generate,
                bedrock.read_retrieve_and_generate, _keys("output")),
-    )),
+    ), Stream(bedrock_stream.is_event, events=bedrock_stream.RetrieveAndGenerateMerger,
+              aws=bedrock_stream.EVENTSTREAM)),
+    Source("bedrock_invoke_agent", (
+        Reader("bedrock_invoke_agent", invoke_agent.is_chunk, invoke_agent.read_chunk,
+               _keys("chunk")),
+    ), Stream(invoke_agent_stream.is_event, events=invoke_agent_stream.InvokeAgentMerger,
+              aws=invoke_agent_stream.EVENTSTREAM)),
 )  # fmt: skip
 """Every source, once: a new source is one more entry here (and its folder)."""
 
@@ -353,6 +363,10 @@ input reads it."""
 
 STREAMS: tuple[Stream, ...] = tuple(s.stream for s in SOURCES if s.stream is not None)
 """Every source's stream, in the order they are recognized."""
+
+
+AWS_STREAMS: tuple[AwsStream, ...] = tuple(s.aws for s in STREAMS if s.aws is not None)
+"""The operations whose raw AWS event streams are read (the first event picks one)."""
 
 
 def stream_of(value: object) -> Stream | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from bisect import bisect_left, bisect_right
-from collections.abc import AsyncIterable, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import IO, Any, cast
 
@@ -29,7 +29,7 @@ from grounding_protos._exceptions import (
 )
 from grounding_protos._offsets import SpanSnap, Unit
 from grounding_protos._public import public
-from grounding_protos._sources.bedrock import converse_stream as bedrock
+from grounding_protos._sources.bedrock import eventstream as aws
 from grounding_protos._sources.google.gemini.merger import (
     CITATION_FIELDS,
     Candidate,
@@ -47,7 +47,7 @@ from grounding_protos._sources.parse import (
     recorded_chunks,
     text_line,
 )
-from grounding_protos._sources.registry import Merge, stream_of
+from grounding_protos._sources.registry import AWS_STREAMS, Merge, stream_of
 from grounding_protos._streams.options import ReadOptions, read_gemini
 from grounding_protos._streams.turns import TurnReader
 
@@ -65,20 +65,21 @@ def _is_response(obj: object) -> bool:
 
 def stream_items(stream: object) -> Iterator[Item]:
     """The numbered chunks of any stream input (see ``read_stream``)."""
-    if isinstance(stream, (bytes, bytearray, memoryview)) and bedrock.is_eventstream(
-        bytes(stream[:16])
-    ):  # a raw Bedrock ConverseStream body
-        return bedrock.eventstream_items([bytes(stream)])
+    if isinstance(stream, (bytes, bytearray, memoryview)) and aws.is_eventstream(
+        bytes(stream[: aws.PRELUDE])
+    ):  # a raw AWS event stream body (Bedrock)
+        return aws.eventstream_items([bytes(stream)], AWS_STREAMS)
     if isinstance(stream, (str, bytes, bytearray, memoryview)):
         return recorded_chunks(stream)
     if hasattr(stream, "read"):
         file: IO[Any] = stream  # type: ignore[assignment]
-        peek = getattr(file, "peek", None)
-        if callable(peek) and bedrock.is_eventstream(bytes(peek(16))[:16]):
-            return bedrock.eventstream_items(iter(lambda: file.read(65536), b""))
+        if aws.is_eventstream(_file_head(file)):
+            return aws.eventstream_items(iter(lambda: file.read(65536), b""), AWS_STREAMS)
         return recorded_chunks(file)
-    if isinstance(stream, Mapping) and "ResponseMetadata" in stream and "stream" in stream:
-        return _iterable_items(iter(stream["stream"]))  # boto3's converse_stream() response
+    if isinstance(stream, Mapping) and "ResponseMetadata" in stream:
+        for name in ("stream", "completion"):  # boto3's converse_stream(),
+            if name in stream:  # retrieve_and_generate_stream(), invoke_agent() response
+                return _iterable_items(iter(stream[name]))
     if _is_response(stream):
         return iter([Chunk(1, stream)])
     if not isinstance(stream, Iterable):
@@ -89,19 +90,67 @@ def stream_items(stream: object) -> Iterator[Item]:
     return _iterable_items(iter(stream))
 
 
+_BYTES = (bytes, bytearray, memoryview)
+
+
+def _file_head(file: IO[Any]) -> bytes:
+    """The first 12 bytes of a binary file, left unread: peeked (a buffered file), or
+    read and sought back (``io.BytesIO``, a file on disk); ``b""`` when neither can
+    tell (a text file, a pipe whose buffer holds fewer bytes)."""
+    peek = getattr(file, "peek", None)
+    if callable(peek):
+        head = peek(aws.PRELUDE)
+        if isinstance(head, _BYTES) and len(head) >= aws.PRELUDE:
+            return bytes(head[: aws.PRELUDE])
+    try:
+        if file.seekable():
+            at = file.tell()
+            head = file.read(aws.PRELUDE)
+            file.seek(at)
+            return bytes(head) if isinstance(head, _BYTES) else b""
+    except (OSError, ValueError, AttributeError):
+        pass
+    return b""
+
+
 def _iterable_items(elements: Iterator[object]) -> Iterator[Item]:
     """Numbered chunks of an iterable: the elements themselves (numbered by
-    ``enumerate``, no object per chunk), or the events of SSE lines."""
+    ``enumerate``, no object per chunk), the events of SSE lines, or those of the byte
+    pieces of a raw AWS event stream (told by its first 12 bytes, however the pieces
+    are cut)."""
     first = next(elements, _END)
     if first is _END:
         return iter(())
-    if isinstance(first, bytes) and bedrock.is_eventstream(first[:16]):
-        return bedrock.eventstream_items(itertools.chain([first], elements))  # type: ignore[arg-type]
+    if isinstance(first, _BYTES):
+        head: list[object] = [first]
+        size = len(first)
+        while size < aws.PRELUDE:  # too short to tell: the next pieces too
+            piece = next(elements, _END)
+            if piece is _END:
+                break
+            head.append(piece)
+            if not isinstance(piece, _BYTES):
+                break
+            size += len(piece)
+        elements = itertools.chain(head[1:], elements)
+        if aws.is_eventstream(b"".join(bytes(p) for p in head if isinstance(p, _BYTES))):
+            return aws.eventstream_items(_pieces(first, elements), AWS_STREAMS)
     if isinstance(first, (str, bytes)):
         text = first.decode("utf-8", "replace") if isinstance(first, bytes) else first
         if detect(text) == "sse" or not text.strip():  # SSE lines (``iter_lines()``)
             return _sse_lines(first, elements)
     return itertools.chain(((1, first),), enumerate(elements, 2))  # type: ignore[arg-type]
+
+
+def _pieces(first: object, rest: Iterator[object]) -> Iterator[bytes]:
+    """The byte pieces of a raw event stream; a piece of another type is a StreamError."""
+    for number, piece in enumerate(itertools.chain([first], rest)):
+        if not isinstance(piece, _BYTES):
+            raise StreamError(
+                f"piece {number + 1} of a raw AWS event stream is a "
+                f"{type(piece).__name__}, not bytes"
+            )
+        yield bytes(piece)
 
 
 _END = object()
@@ -116,9 +165,34 @@ def _sse_lines(first: object, rest: Iterator[object]) -> Iterator[Item]:
 
 
 async def _async_items(stream: AsyncIterable[object]) -> AsyncIterable[Item]:
+    iterator = aiter(stream)
+    head: list[object] = []  # the first byte pieces, until 12 bytes tell the format
+    size = 0
+    async for element in iterator:
+        head.append(element)
+        if not isinstance(element, _BYTES):
+            break
+        size += len(element)
+        if size >= aws.PRELUDE:
+            break
+    raw = all(isinstance(p, _BYTES) for p in head)
+    data = b"".join(cast("list[bytes]", head)) if raw else b""
+    if aws.is_eventstream(data):  # a raw AWS event stream
+        decoder = aws.Decoder(AWS_STREAMS)  # (httpx's aiter_bytes(): pieces of any size)
+        for chunk in decoder.feed(data):
+            yield chunk
+        async for piece in iterator:
+            if not isinstance(piece, _BYTES):
+                raise StreamError(f"a piece of a raw AWS event stream is a "
+                                  f"{type(piece).__name__}, not bytes")  # fmt: skip
+            for chunk in decoder.feed(piece):
+                yield chunk
+        for end in decoder.close():
+            yield end
+        return
     number = 0
     sse: SSEParser | None = None
-    async for element in stream:
+    async for element in _then(head, iterator):
         if number == 0 and sse is None and isinstance(element, (str, bytes)):
             text = element.decode("utf-8", "replace") if isinstance(element, bytes) else element
             if text.strip() and detect(text) == "sse":
@@ -132,6 +206,13 @@ async def _async_items(stream: AsyncIterable[object]) -> AsyncIterable[Item]:
     if sse is not None:
         for item in sse.close():
             yield item
+
+
+async def _then(head: list[object], rest: AsyncIterator[object]) -> AsyncIterator[object]:
+    for element in head:
+        yield element
+    async for element in rest:
+        yield element
 
 
 # --- Public functions -----------------------------------------------------------------------
@@ -161,8 +242,9 @@ def read_stream(
     streams of other surfaces and vendors are recognized by their first chunk: Discovery
     Engine's, the Interactions API's, Gemini Live's, the OpenAI family's (Responses
     API and xAI, Chat Completions and OpenRouter, Assistants runs), and Anthropic
-    Messages, Cohere v2 chat and Bedrock ``ConverseStream`` (also as raw event-stream
-    ``bytes``), each merged into its own final response.
+    Messages, Cohere v2 chat, and Bedrock ``ConverseStream``, ``RetrieveAndGenerateStream``
+    and Agents ``InvokeAgent`` (boto3's event dicts, or the raw event-stream ``bytes``,
+    whole or in pieces of any size), each merged into its own final response.
 
     A stream that ends without a ``finishReason`` for the candidate (interrupted)
     gives what arrived, with a ``stream-incomplete`` problem in ``problems``; merged
