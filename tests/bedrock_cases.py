@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tests.stream_vendor_cases import pieces
-from tests.test_stream_vendors import eventstream_message
+from tests.test_vendors_stream import eventstream_message
 
 Json = dict[str, Any]
 
