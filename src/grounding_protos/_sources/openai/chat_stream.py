@@ -10,7 +10,10 @@ and ``tool_calls`` (``index``, then ``id``, ``function.name`` and pieces of
 same chunks, with ``: OPENROUTER PROCESSING`` comment lines while it waits, and reports
 an error that happens mid-stream as a chunk with a top-level ``error`` (a
 :class:`StreamError`); Perplexity's chunks carry ``citations`` and
-``search_results`` at the top level, which the merge keeps (the last chunk's).
+``search_results`` at the top level, which the merge keeps (the last chunk's), and its
+stream ends with a ``chat.completion.done`` event: the whole response again, each choice
+with its whole ``message``, which is checked against the deltas' merge (a disagreement is
+a ``stream-mismatch`` problem) and then kept, as what the non-streaming API returns.
 
 A choice without a ``finish_reason`` when the stream ends is ``stream-incomplete``.
 
@@ -38,7 +41,8 @@ from grounding_protos._sources.merging import incomplete, merge_with, plain
 from grounding_protos._sources.parse import error_text
 
 _SKIPPED = frozenset({"choices", "object", "error"})
-_OBJECTS = (None, "chat.completion.chunk", "chat.completion")  # Perplexity's say the latter
+_DONE = "chat.completion.done"  # Perplexity's last event: the whole response again
+_OBJECTS = (None, "chat.completion.chunk", "chat.completion", _DONE)  # Perplexity's: the latter
 
 
 def is_chunk(value: object) -> bool:
@@ -72,6 +76,7 @@ class ChatMerger:
         self.top: dict[str, Any] = {}
         self.choices: dict[int, _Choice] = {}
         self.events = 0
+        self.problems: list[Problem] = []
 
     def add(self, number: int, event: object, texts: dict[int, str] | None = None) -> None:
         """Merge chunk ``number``; the text it adds goes to ``texts`` by choice index.
@@ -101,8 +106,12 @@ class ChatMerger:
         for key, value in chunk.items():
             if key not in _SKIPPED and value is not None:
                 self.top[key] = value
+        done = chunk.get("object") == _DONE
         for position, choice in enumerate(choices):
-            self._choice(number, position, choice, texts)
+            if done:
+                self._done(number, position, choice)
+            else:
+                self._choice(number, position, choice, texts)
 
     def _text_chunk(self, chunk: dict[str, Any], texts: dict[int, str] | None) -> bool:
         """A chunk whose one choice (already seen, not finished) adds only text and whose
@@ -178,6 +187,43 @@ class ChatMerger:
             if choice.get(key) is not None:
                 state.extra[key] = choice[key]
 
+    def _done(self, number: int, position: int, choice: object) -> None:
+        """A choice of Perplexity's ``chat.completion.done`` event: its whole ``message``,
+        checked against the deltas' merge (a disagreement is a ``stream-mismatch``
+        problem) and then kept, as what the non-streaming API returns."""
+        if not isinstance(choice, dict):
+            raise StreamError(f"choices[{position}] is not a JSON object", event=number)
+        message = choice.get("message")
+        if message is None:  # nothing whole to check: its delta, as any chunk's
+            self._choice(number, position, choice, None)
+            return
+        if not isinstance(message, dict):
+            raise StreamError(f"choices[{position}].message is not a JSON object, but "
+                              f"{shown(message)}", event=number)  # fmt: skip
+        content = message.get("content")
+        if content is not None and not isinstance(content, str):
+            raise StreamError(f"choices[{position}].message.content is not text, but "
+                              f"{shown(content)}", event=number)  # fmt: skip
+        self._choice(number, position, {k: v for k, v in choice.items() if k != "delta"}, None)
+        state = self.choices[choice.get("index", position)]
+        if content is not None:
+            if state.pieces and "".join(state.pieces) != content:
+                self.problems.append(Problem(
+                    "stream-mismatch",
+                    f"event {number} ({_DONE}) gives another text than the deltas before it "
+                    "add up to; the event's is kept",
+                    f"choices[{state.index}].message.content",
+                ))  # fmt: skip
+            state.pieces = [content] if content else []
+        for key, value in message.items():
+            if key not in ("content", "role") and value is not None:
+                if key == "annotations" and isinstance(value, list):
+                    state.annotations = list(value)
+                elif key == "tool_calls" and isinstance(value, list):
+                    state.tools = dict(enumerate(value))
+                else:
+                    state.message[key] = copy.deepcopy(value)
+
     def merged(self) -> dict[str, Any]:
         """The ``ChatCompletion`` so far."""
         out: dict[str, Any] = {"object": "chat.completion", **self.top}
@@ -201,7 +247,7 @@ class ChatMerger:
         return state is not None and state.finish_reason is not None
 
     def result(self) -> tuple[dict[str, Any], list[Problem]]:
-        problems = [
+        problems = [*self.problems] + [
             incomplete(self.events, "a finish_reason", f"choices[{i}].finish_reason")
             for i, state in sorted(self.choices.items())
             if state.finish_reason is None
