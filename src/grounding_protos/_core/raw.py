@@ -39,6 +39,8 @@ InputShape = Literal[
     "openai_thread_message",
     "openai_message_list",
     "perplexity_chat_completion",
+    "mistral_chat_completion",
+    "mistral_conversation",
     "anthropic_message",
     "cohere_chat",
     "bedrock_retrieve_and_generate",
