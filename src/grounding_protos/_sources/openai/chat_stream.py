@@ -14,6 +14,10 @@ an error that happens mid-stream as a chunk with a top-level ``error`` (a
 stream ends with a ``chat.completion.done`` event: the whole response again, each choice
 with its whole ``message``, which is checked against the deltas' merge (a disagreement is
 a ``stream-mismatch`` problem) and then kept, as what the non-streaming API returns.
+Mistral's chunks are Chat Completions chunks whose ``delta.content`` may be a list of
+chunks (``{"type": "text", "text"}``, ``{"type": "reference", "reference_ids"}``): from
+the first such delta on, the choice's content is kept as a list of chunks, each text
+piece appended to the text chunk before it, each other chunk as sent.
 
 A choice without a ``finish_reason`` when the stream ends is ``stream-incomplete``.
 
@@ -57,7 +61,9 @@ def is_chunk(value: object) -> bool:
 
 
 class _Choice:
-    __slots__ = ("annotations", "extra", "finish_reason", "index", "message", "pieces", "tools")
+    __slots__ = (
+        "annotations", "chunks", "extra", "finish_reason", "index", "message", "pieces", "tools",
+    )  # fmt: skip
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -67,6 +73,7 @@ class _Choice:
         self.tools: dict[int, dict[str, Any]] = {}
         self.finish_reason: str | None = None
         self.extra: dict[str, Any] = {}
+        self.chunks: list[Any] | None = None  # a content of chunks (Mistral), once one came
 
 
 class ChatMerger:
@@ -129,7 +136,7 @@ class ChatMerger:
         content = delta.get("content")
         index = choice.get("index", 0)
         state = self.choices.get(index) if type(index) is int else None
-        if type(content) is not str or state is None:
+        if type(content) is not str or state is None or state.chunks is not None:
             return False
         top = self.top
         for key, value in chunk.items():
@@ -164,10 +171,14 @@ class ChatMerger:
         delta = choice.get("delta")
         if isinstance(delta, dict):
             content = delta.get("content")
-            if isinstance(content, str) and content:
+            if isinstance(content, list):  # chunks (Mistral): kept as chunks
+                content = _chunks(state, number, position, content)
+            elif isinstance(content, str) and content and state.chunks is not None:
+                _text(state.chunks, content)
+            elif isinstance(content, str) and content:
                 state.pieces.append(content)
-                if texts is not None:
-                    texts[index] = texts.get(index, "") + content
+            if isinstance(content, str) and content and texts is not None:
+                texts[index] = texts.get(index, "") + content
             notes = delta.get("annotations")
             if isinstance(notes, list):
                 state.annotations.extend(notes)  # kept as sent, never changed
@@ -233,6 +244,8 @@ class ChatMerger:
             message = dict(state.message)
             message["role"] = "assistant"
             message["content"] = "".join(state.pieces) if state.pieces else None
+            if state.chunks is not None:
+                message["content"] = list(state.chunks)
             if state.annotations:
                 message["annotations"] = state.annotations
             if state.tools:
@@ -255,6 +268,38 @@ class ChatMerger:
         if not self.choices:
             problems.append(incomplete(self.events, "a choice", "choices"))
         return self.merged(), problems
+
+
+def _chunks(state: _Choice, number: int, position: int, content: list[Any]) -> str:
+    """A delta whose ``content`` is a list of chunks (Mistral's ``TextChunk``,
+    ``ReferenceChunk``, ...): appended to the choice's chunks, a text chunk's text to the
+    text chunk before it; the text it adds. The text that came as strings before it
+    becomes the first text chunk."""
+    if state.chunks is None:
+        state.chunks = [{"type": "text", "text": "".join(state.pieces)}] if state.pieces else []
+        state.pieces = []
+    added = []
+    for k, chunk in enumerate(content):
+        where = f"choices[{position}].delta.content[{k}]"
+        if not isinstance(chunk, dict):
+            raise StreamError(f"{where} is not a JSON object, but {shown(chunk)}", event=number)
+        if chunk.get("type") == "text":
+            text = chunk.get("text")
+            if not isinstance(text, str):
+                raise StreamError(f"{where}.text is not text, but {shown(text)}", event=number)
+            _text(state.chunks, text)
+            added.append(text)
+        else:
+            state.chunks.append(copy.deepcopy(chunk))
+    return "".join(added)
+
+
+def _text(chunks: list[Any], text: str) -> None:
+    last = chunks[-1] if chunks else None
+    if isinstance(last, dict) and last.keys() == {"type", "text"} and last["type"] == "text":
+        chunks[-1] = {"type": "text", "text": last["text"] + text}
+    elif text:
+        chunks.append({"type": "text", "text": text})
 
 
 def _tool_call(state: _Choice, call: object) -> None:
