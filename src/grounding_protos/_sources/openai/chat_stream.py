@@ -42,6 +42,7 @@ from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
 from grounding_protos._quote import shown
 from grounding_protos._sources.merging import incomplete, merge_with, plain
+from grounding_protos._sources.mistral.merger import add_text, built
 from grounding_protos._sources.parse import error_text
 
 _SKIPPED = frozenset({"choices", "object", "error"})
@@ -174,7 +175,7 @@ class ChatMerger:
             if isinstance(content, list):  # chunks (Mistral): kept as chunks
                 content = _chunks(state, number, position, content)
             elif isinstance(content, str) and content and state.chunks is not None:
-                _text(state.chunks, content)
+                add_text(state.chunks, content)
             elif isinstance(content, str) and content:
                 state.pieces.append(content)
             if isinstance(content, str) and content and texts is not None:
@@ -245,7 +246,7 @@ class ChatMerger:
             message["role"] = "assistant"
             message["content"] = "".join(state.pieces) if state.pieces else None
             if state.chunks is not None:
-                message["content"] = list(state.chunks)
+                message["content"] = built(state.chunks)
             if state.annotations:
                 message["annotations"] = state.annotations
             if state.tools:
@@ -276,7 +277,7 @@ def _chunks(state: _Choice, number: int, position: int, content: list[Any]) -> s
     text chunk before it; the text it adds. The text that came as strings before it
     becomes the first text chunk."""
     if state.chunks is None:
-        state.chunks = [{"type": "text", "text": "".join(state.pieces)}] if state.pieces else []
+        state.chunks = [state.pieces] if state.pieces else []  # text: its pieces, joined late
         state.pieces = []
     added = []
     for k, chunk in enumerate(content):
@@ -287,19 +288,11 @@ def _chunks(state: _Choice, number: int, position: int, content: list[Any]) -> s
             text = chunk.get("text")
             if not isinstance(text, str):
                 raise StreamError(f"{where}.text is not text, but {shown(text)}", event=number)
-            _text(state.chunks, text)
+            add_text(state.chunks, text)
             added.append(text)
         else:
             state.chunks.append(copy.deepcopy(chunk))
     return "".join(added)
-
-
-def _text(chunks: list[Any], text: str) -> None:
-    last = chunks[-1] if chunks else None
-    if isinstance(last, dict) and last.keys() == {"type", "text"} and last["type"] == "text":
-        chunks[-1] = {"type": "text", "text": last["text"] + text}
-    elif text:
-        chunks.append({"type": "text", "text": text})
 
 
 def _tool_call(state: _Choice, call: object) -> None:
