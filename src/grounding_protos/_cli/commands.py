@@ -203,6 +203,8 @@ _SHAPE_WORDS = {
     "openai_thread_message": "OpenAI Assistants thread message",
     "openai_message_list": "OpenAI Assistants message list",
     "perplexity_chat_completion": "Perplexity chat completion",
+    "mistral_chat_completion": "Mistral chat completion",
+    "mistral_conversation": "Mistral conversation response",
     "anthropic_message": "Anthropic message",
     "cohere_chat": "Cohere v2 chat response",
     "bedrock_retrieve_and_generate": "Bedrock RetrieveAndGenerate response",
