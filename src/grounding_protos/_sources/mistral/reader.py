@@ -52,12 +52,13 @@ _CLOSING = frozenset(".,;:!?\u3002\u3001\uff0c\uff1b\uff1a\uff01\uff1f")
 
 
 def is_chunk_list(content: object) -> bool:
-    """A Mistral ``content`` list: records each with a ``type`` string, one of them a
-    ``text`` or ``reference`` chunk."""
-    if not is_list(content) or not content:
+    """A Mistral ``content`` list: one of its elements a ``text`` or ``reference``
+    chunk (the others, whatever they are, are the reader's to check)."""
+    if not is_list(content):
         return False
-    kinds = [string(chunk, "type") if is_record(chunk) else None for chunk in content]
-    return None not in kinds and any(k in ("text", "reference") for k in kinds)
+    return any(
+        is_record(chunk) and string(chunk, "type") in ("text", "reference") for chunk in content
+    )
 
 
 def is_chat_completion(obj: object) -> bool:
@@ -131,7 +132,6 @@ class _Chunks:
         self.at = 0  # characters of text so far
         self.since = 0  # where the text not yet cited starts
         self.span: RawSpan | None = None  # the citation the last reference chunk began
-        self.whole: list[int] = []  # sources of references that cite no text
         self.any_text = False
 
     def content(self, content: object, path: str) -> None:
@@ -177,8 +177,7 @@ class _Chunks:
             return
         text = "".join(self.texts)[self.since :] if self.texts else ""
         start, end = _trimmed(text)
-        if start >= end:  # no text before it: sources of the whole answer
-            self.whole.extend(r for r in refs if r not in self.whole)
+        if start >= end:  # no text before it: its sources, in the table, cite no span
             return
         at = self.since
         span = RawSpan(path, at + start, at + end, "citation", segment_text=text[start:end])
@@ -219,8 +218,6 @@ class _Chunks:
     def done(self) -> RawAnswer:
         raw = self.raw
         raw.text = "".join(self.texts) if self.any_text else None
-        for ref in self.whole:
-            raw.answer_sources.append(raw.sources[ref])
         return raw
 
 
