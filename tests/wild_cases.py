@@ -83,7 +83,7 @@ def mistral_chat(content: object, *, finish: str = "stop") -> Json:
     }  # fmt: skip
 
 
-SITES = [
+SITES: list[Json] = [
     {"tool": "web_search", "title": "Kölner Dom - Wikipedia",
      "url": "https://de.k.example/wiki/K%C3%B6lner_Dom", "favicon": None,
      "description": "Der Kölner Dom ist eine römisch-katholische Kirche"},

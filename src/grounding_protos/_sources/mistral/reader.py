@@ -35,10 +35,11 @@ the joined text; they are made here, so ``unit=`` does not apply.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 from grounding_protos._core.access import get, items, unwrap
-from grounding_protos._core.model import Source
+from grounding_protos._core.model import Source, SourceKind
 from grounding_protos._core.raw import RawAnswer, RawSpan
 from grounding_protos._exceptions import UnsupportedInputError
 from grounding_protos._sources.common import SourceTable, is_list, is_record, string, wrong_type
@@ -57,7 +58,8 @@ def is_chunk_list(content: object) -> bool:
     if not is_list(content):
         return False
     return any(
-        is_record(chunk) and string(chunk, "type") in ("text", "reference") for chunk in content
+        is_record(chunk) and string(chunk, "type") in ("text", "reference")
+        for chunk in cast("Sequence[object]", content)
     )
 
 
@@ -143,7 +145,7 @@ class _Chunks:
         if not is_list(content):
             wrong_type(self.raw, path, content, "a string or a list of chunks")
             return
-        for k, chunk in enumerate(content):
+        for k, chunk in enumerate(cast("Sequence[object]", content)):
             where = f"{path}[{k}]"
             kind = get(chunk, "type") if is_record(chunk) else None
             if not isinstance(kind, str):
@@ -242,6 +244,6 @@ def _bare(value: str) -> Source:
 
 def _tool_source(values: tuple[str | None, ...]) -> Source:
     tool, title, url, description = values
-    kind = "web" if url else ("document" if tool == "document_library" else "other")
+    kind: SourceKind = "web" if url else "document" if tool == "document_library" else "other"
     metadata = (("tool", tool),) if tool else ()
     return Source(uri=url, title=title, kind=kind, text=description, custom_metadata=metadata)

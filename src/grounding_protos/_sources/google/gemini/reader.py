@@ -462,10 +462,12 @@ def _read_url_context(context: object, meta: object, prefix: str, raw: RawAnswer
     statuses = []
     for k, entry in enumerate(entries):
         where = f"{path}.url_metadata[{k}]"
-        url = get(entry, "retrieved_url") if is_record(entry) else entry
-        if not isinstance(url, str):
-            expected = "a URL string" if is_record(entry) else "an object"
-            wrong_type(raw, where + (".retrieved_url" if is_record(entry) else ""), url, expected)
+        if not is_record(entry):
+            wrong_type(raw, where, entry, "an object")
+            continue
+        url = get(entry, "retrieved_url")
+        if url is not None and not isinstance(url, str):
+            wrong_type(raw, f"{where}.retrieved_url", url, "a URL string")
             continue
         if not url:
             continue
