@@ -121,9 +121,11 @@ def test_stream_benchmark_runs_and_prints_its_ratios(capsys: pytest.CaptureFixtu
     stream_benchmark.main(20_000, 200, 50, repeat=1)  # asserts both reads agree
     out = capsys.readouterr().out
     assert "ratio read_stream / read" in out and "ratio end / start" in out
-    for vendor in ("anthropic", "cohere", "bedrock"):  # each vendor's stream, checked equal
+    vendors = ("anthropic", "cohere", "bedrock", "mistral chat", "mistral conversation",
+               "perplexity")  # fmt: skip
+    for vendor in vendors:  # each vendor's stream, checked equal
         assert f"  {vendor} (" in out
-    assert out.count("ratio read_stream / read") == 4
+    assert out.count("ratio read_stream / read") == 1 + len(vendors)
 
 
 def test_stream_benchmark_of_the_openai_family_runs_small(

@@ -133,6 +133,7 @@ class _Chunks:
         self.texts: list[str] = []
         self.at = 0  # characters of text so far
         self.since = 0  # where the text not yet cited starts
+        self.recent: list[str] = []  # the text since then
         self.span: RawSpan | None = None  # the citation the last reference chunk began
         self.any_text = False
 
@@ -166,6 +167,7 @@ class _Chunks:
     def _text(self, text: str) -> None:
         if text:
             self.texts.append(text)
+            self.recent.append(text)
             self.at += len(text)
             self.span = None  # the next reference begins another citation
         self.any_text = True
@@ -177,7 +179,7 @@ class _Chunks:
         if self.span is not None:  # a run of references: one citation
             self.span.refs.extend(r for r in refs if r not in self.span.refs)
             return
-        text = "".join(self.texts)[self.since :] if self.texts else ""
+        text = "".join(self.recent)
         start, end = _trimmed(text)
         if start >= end:  # no text before it: its sources, in the table, cite no span
             return
@@ -188,6 +190,7 @@ class _Chunks:
         self.raw.spans.append(span)
         self.span = span
         self.since = self.at
+        self.recent = []
 
     def _ids(self, chunk: Any, path: str) -> list[int] | None:
         """The sources a ``reference`` chunk's ``reference_ids`` name (bare ids)."""

@@ -134,10 +134,16 @@ class ChatMerger:
         delta = choice.get("delta")
         if type(delta) is not dict or len(delta) != 1:
             return False
-        content = delta.get("content")
+        content: Any = delta.get("content")
         index = choice.get("index", 0)
         state = self.choices.get(index) if type(index) is int else None
-        if type(content) is not str or state is None or state.chunks is not None:
+        listed = type(content) is list and len(content) == 1  # one text chunk (Mistral)
+        if listed:
+            piece = content[0]
+            if type(piece) is not dict or piece.get("type") != "text" or len(piece) != 2:
+                return False
+            content = piece.get("text")
+        if type(content) is not str or state is None:
             return False
         top = self.top
         for key, value in chunk.items():
@@ -152,8 +158,13 @@ class ChatMerger:
                 key == "logprobs" and choice[key] is not None
             ):
                 return False
+        if listed and state.chunks is None:
+            _chunks(state, 0, 0, [])  # the choice's content is chunks from now on
         if content:
-            state.pieces.append(content)
+            if state.chunks is not None:
+                add_text(state.chunks, content)
+            else:
+                state.pieces.append(content)
             if texts is not None:
                 texts[index] = texts.get(index, "") + content
         return True
