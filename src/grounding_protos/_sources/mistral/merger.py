@@ -146,7 +146,7 @@ class ConversationMerger(OneAnswerMerger):
             if not isinstance(text, str):
                 raise StreamError(f"content.text is not text, but {shown(text)}", event=number)
             return add_text(chunks, text)
-        chunks.append(copy.deepcopy(content))
+        chunks.append(content)  # kept as sent, never changed
         return ""
 
     def merged(self) -> dict[str, Any]:

@@ -302,7 +302,7 @@ def _chunks(state: _Choice, number: int, position: int, content: list[Any]) -> s
             add_text(state.chunks, text)
             added.append(text)
         else:
-            state.chunks.append(copy.deepcopy(chunk))
+            state.chunks.append(chunk)  # kept as sent, never changed
     return "".join(added)
 
 
