@@ -5,6 +5,7 @@ sources, DeepSeek's commentary message, Gemini's URL context tool alone. Fixture
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from typing import Any
 
@@ -196,3 +197,56 @@ def test_another_json_type_in_url_context_is_a_typed_problem(context: object, pa
     assert [(p.code, p.path) for p in read(data).problems] == [("wrong-type", path)]
     with pytest.raises(GroundingProtosError):
         read(data, errors="strict")
+
+
+# --- Every field of every new fixture, of another JSON type ------------------------------------
+
+SWEEP_VALUES: list[object] = [None, 7, True, 2.5, "x", ["x"], {"k": 1}]
+
+
+def _sweep_inputs() -> dict[str, Any]:
+    return {
+        "mistral chat": cases.mistral_chat(cases.mistral_chunks()[0]),
+        "mistral conversation": cases.conversation(cases.conversation_chunks()[0]),
+        "responses with a search": cases.responses_with_search(),
+        "url context alone": cases.gemini_url_context(),
+    }
+
+
+def _sweep_streams() -> dict[str, list[dict[str, Any]]]:
+    return {
+        "mistral chat": cases.mistral_chat_events(cases.mistral_chat(cases.mistral_chunks()[0])),
+        "mistral conversation": cases.conversation_events(
+            cases.conversation(cases.conversation_chunks()[0])),
+        "perplexity": cases.perplexity_events(),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(_sweep_inputs()))
+def test_any_field_of_another_type_reads_or_is_a_typed_error(name: str) -> None:
+    """Each value anywhere in the fixture replaced by each of SWEEP_VALUES: ``read`` (each
+    span policy) and ``validate`` give a result or a GroundingProtosError, nothing else."""
+    from tests.test_inputs_dispatch import _paths, _replaced
+
+    document = _sweep_inputs()[name]
+    for path in _paths(document):
+        for value in SWEEP_VALUES:
+            damaged = _replaced(document, path, value)
+            for errors in ("strict", "skip"):
+                with contextlib.suppress(GroundingProtosError):
+                    read(damaged, errors=errors)
+            with contextlib.suppress(GroundingProtosError):
+                validate(damaged)
+
+
+@pytest.mark.parametrize("name", sorted(_sweep_streams()))
+def test_any_event_field_of_another_type_merges_or_is_a_typed_error(name: str) -> None:
+    from tests.test_inputs_dispatch import _paths, _replaced
+
+    events = _sweep_streams()[name]
+    for e, event in enumerate(events):
+        for path in _paths(event):
+            for value in SWEEP_VALUES:
+                damaged = [*events[:e], _replaced(event, path, value), *events[e + 1 :]]
+                with contextlib.suppress(GroundingProtosError):
+                    read_stream(damaged)
