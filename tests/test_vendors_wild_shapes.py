@@ -117,6 +117,20 @@ def test_the_stream_keeps_the_search_action_and_the_phase(deltas_only: bool) -> 
     assert cited(grounded) == cited(read(final))
 
 
+def test_the_action_of_a_search_item_done_is_kept_without_response_completed() -> None:
+    """As streamed: the item added without its ``action`` (the search not run yet), the
+    item done with it; a stream cut before ``response.completed`` still has it."""
+    final = cases.responses_with_search()
+    events = openai.responses_events(final, completed=False)
+    for event in events:
+        if event["type"] == "response.output_item.added" and event["item"]["id"] == "ws_1":
+            del event["item"]["action"]
+    grounded = read_stream(events)
+    assert [p.code for p in grounded.problems] == ["stream-incomplete"]
+    assert grounded.search.queries == ("Köln Rhein", "東京 首都")
+    assert grounded.declared_sources == read(final).declared_sources
+
+
 def _action(**fields: object) -> dict[str, Any]:
     data = cases.responses_with_search()
     data["output"][1]["action"] = {"type": "search", **fields}
