@@ -6,6 +6,8 @@ the offsets are checked again by slicing and re-encoding here."""
 from __future__ import annotations
 
 import copy
+import json
+import re
 from typing import Any
 
 import pytest
@@ -106,6 +108,66 @@ def test_any_claims_and_references_read_as_built(
     grounded = read(cases.mistral_chat(chunks))
     assert grounded.text == text and grounded.problems == []
     assert spans(grounded) == expected
+
+
+# --- The chat's messages: reference ids name the tool result's entries ----------------------
+
+
+def test_in_the_chat_history_an_id_names_the_tool_results_entry() -> None:
+    chunks, text, expected = cases.mistral_chunks()
+    grounded = read(cases.chat_history(chunks, json.dumps(cases.REFERENCES)))
+    assert grounded.shape == "mistral_chat_history" and grounded.problems == []
+    assert grounded.text == text and spans(grounded) == expected
+    by_id = {s.id: s for s in grounded.declared_sources}
+    dom = by_id["0"]
+    assert (dom.uri, dom.title, dom.kind, dom.text, dom.publication_date, dom.custom_metadata) == (
+        "https://de.k.example/wiki/Dom", "Kölner Dom", "web",
+        "Der Dom ist 157 m hoch.\nBaubeginn 1248.", "2024-11-26T17:39:55.057454",
+        (("source", "wikipedia"),))  # fmt: skip
+    assert by_id["1"].uri == "https://ja.t.example/東京"
+    assert (by_id["2"].uri, by_id["2"].kind) == (None, "document")  # named by no result
+
+
+def test_the_latest_tool_result_names_an_id_and_other_tools_results_name_none() -> None:
+    newer = {"1": {"url": "https://neu.example/東京", "title": "Neu"}}
+    history = cases.chat_history(cases.mistral_chunks()[0], json.dumps(cases.REFERENCES),
+                                 "Sonnig, 21 °C", "[1, 2]", json.dumps(newer))  # fmt: skip
+    grounded = read(history)
+    assert grounded.problems == []
+    assert {s.id: s.uri for s in grounded.declared_sources} == {
+        "0": "https://de.k.example/wiki/Dom",
+        "1": "https://neu.example/東京",
+        "2": None,
+    }
+
+
+@pytest.mark.parametrize(
+    ("entry", "path"),
+    [("nur Text", "[3].content.0"), ({"url": 5}, "[3].content.0.url"),
+     ({"title": ["Dom"]}, "[3].content.0.title"), ({"snippets": "Dom"}, "[3].content.0.snippets"),
+     ({"snippets": [["Dom", 7]]}, "[3].content.0.snippets[0][1]"),
+     ({"snippets": [{"t": 1}]}, "[3].content.0.snippets[0]")],
+)  # fmt: skip
+def test_another_json_type_in_a_tool_results_entry_is_a_typed_problem(
+    entry: object, path: str
+) -> None:
+    history = cases.chat_history(cases.mistral_chunks()[0], json.dumps({"0": entry}))
+    assert [(p.code, p.path) for p in read(history).problems] == [("wrong-type", path)]
+    with pytest.raises(GroundingProtosError, match=re.escape(path)):
+        read(history, errors="strict")
+
+
+@pytest.mark.parametrize(
+    "history",
+    [[{"role": "assistant", "content": "nur Text"}],
+     [{"role": "user", "content": [{"type": "text", "text": "Frage"}]}],
+     [{"content": [{"type": "text", "text": "x"}]}],
+     [{"role": "assistant", "content": [{"type": "text", "text": "x"}]}, "kein Objekt"],
+     [{"role": "assistant", "content": [{"type": "text", "text": "x"}]}, {"role": 7}]],
+)  # fmt: skip
+def test_lists_that_are_no_chat_history_are_refused(history: list[object]) -> None:
+    with pytest.raises(UnsupportedInputError):
+        read(history)
 
 
 # --- Conversations ---------------------------------------------------------------------------

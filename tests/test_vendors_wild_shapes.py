@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -222,6 +223,9 @@ def _sweep_inputs() -> dict[str, Any]:
     return {
         "mistral chat": cases.mistral_chat(cases.mistral_chunks()[0]),
         "mistral conversation": cases.conversation(cases.conversation_chunks()[0]),
+        "mistral chat history": cases.chat_history(
+            cases.mistral_chunks()[0], json.dumps(cases.REFERENCES)
+        ),
         "responses with a search": cases.responses_with_search(),
         "url context alone": cases.gemini_url_context(),
     }

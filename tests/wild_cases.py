@@ -284,3 +284,33 @@ def gemini_url_context(*, supports: bool = False) -> Json:
                 "text": cited}, "groundingChunkIndices": [0]}],
         }  # fmt: skip
     return {"candidates": [candidate], "modelVersion": "gemini-2.5-flash"}
+
+
+# --- Mistral: the chat's messages with the answer last ------------------------------------
+
+REFERENCES: Json = {
+    "0": {"url": "https://de.k.example/wiki/Dom", "title": "Kölner Dom",
+          "snippets": [["Der Dom ist 157 m hoch.", "Baubeginn 1248."]], "description": None,
+          "date": "2024-11-26T17:39:55.057454", "source": "wikipedia"},
+    "1": {"url": "https://ja.t.example/東京", "title": "東京",
+          "snippets": [["東京は日本の首都です。"]], "description": None, "date": None,
+          "source": "wikipedia"},
+}  # fmt: skip
+
+
+def chat_history(answer: object, *results: object) -> list[Json]:
+    """The messages of Mistral's "Citations and References" guide, as a caller keeps
+    them: the question, the model's tool call, the tool result(s) (``results``, each a
+    ``tool`` message's ``content``: the references as JSON text), the answer."""
+    messages: list[Json] = [
+        {"role": "system", "content": "Answer the user by providing references."},
+        {"role": "user", "content": "Wie hoch ist der Kölner Dom? 東京は何？"},  # noqa: RUF001
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "F4HiRgdZp", "type": "function",
+             "function": {"name": "get_information", "arguments": "{}"}}]},
+    ]  # fmt: skip
+    for result in results:
+        messages.append({"role": "tool", "name": "get_information",
+                         "tool_call_id": "F4HiRgdZp", "content": result})  # fmt: skip
+    messages.append({"role": "assistant", "content": answer, "tool_calls": None})
+    return messages

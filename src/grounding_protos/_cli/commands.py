@@ -205,6 +205,7 @@ _SHAPE_WORDS = {
     "perplexity_chat_completion": "Perplexity chat completion",
     "mistral_chat_completion": "Mistral chat completion",
     "mistral_conversation": "Mistral conversation response",
+    "mistral_chat_history": "Mistral chat messages",
     "anthropic_message": "Anthropic message",
     "cohere_chat": "Cohere v2 chat response",
     "bedrock_retrieve_and_generate": "Bedrock RetrieveAndGenerate response",

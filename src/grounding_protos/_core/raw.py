@@ -41,6 +41,7 @@ InputShape = Literal[
     "perplexity_chat_completion",
     "mistral_chat_completion",
     "mistral_conversation",
+    "mistral_chat_history",
     "anthropic_message",
     "cohere_chat",
     "bedrock_retrieve_and_generate",

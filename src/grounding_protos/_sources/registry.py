@@ -326,6 +326,8 @@ SOURCES: tuple[Source, ...] = (
                mistral.read_chat_completion, _keys("choices")),
         Reader("mistral_conversation", mistral.is_conversation, mistral.read_conversation,
                _keys("outputs")),
+        # a list (the chat's messages), never a dict: no keys
+        Reader("mistral_chat_history", mistral.is_chat_history, mistral.read_chat_history),
     ), Stream(mistral_merger.is_event, events=mistral_merger.ConversationMerger)),
     Source("openai_chat", (
         Reader("openai_chat_completion", openai.is_chat_completion,

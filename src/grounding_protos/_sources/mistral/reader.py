@@ -7,10 +7,12 @@ SDK's ``TextChunk``, ``ReferenceChunk``, ``ThinkChunk``): ``{"type": "text", "te
 references the request gave the model in a tool result (an object keyed by id, each
 with ``url``, ``title``, ``snippets``, ...; Mistral's "Citations and References"
 guide). A response does not carry those tool results, so each id is a bare source:
-``Source(id="0")``. **Conversations / Agents** (``/v1/conversations``): ``outputs[]``
-entries of type ``message.output`` whose ``content`` holds text chunks and
-``{"type": "tool_reference", "tool": "web_search", "title", "url", "favicon",
-"description"}`` (the SDK's ``ToolReferenceChunk``), each a source with its URL.
+``Source(id="0")``; read the chat's messages with the answer last (what the guide
+builds) and an id names that entry of the latest ``tool`` message's JSON object.
+**Conversations / Agents** (``/v1/conversations``): ``outputs[]`` entries of type
+``message.output`` whose ``content`` holds text chunks and ``{"type": "tool_reference",
+"tool": "web_search", "title", "url", "favicon", "description"}`` (the SDK's
+``ToolReferenceChunk``), each a source with its URL.
 A ``content`` that is a string is plain text. Thinking, image and file chunks are not
 answer text.
 
@@ -35,6 +37,7 @@ the joined text; they are made here, so ``unit=`` does not apply.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -113,6 +116,90 @@ def read_chat_completion(obj: object, candidate: int) -> RawAnswer:
     return raw
 
 
+def is_chat_history(obj: object) -> bool:
+    """A chat's messages (what a caller sends to ``chat.complete``) ending with the
+    answer: a list of records each with a ``role`` string, the last an ``assistant``
+    message whose ``content`` is a list of chunks."""
+    if not is_list(obj) or not obj:
+        return False
+    messages = cast("Sequence[object]", obj)
+    last = messages[-1]
+    return (
+        all(is_record(m) and isinstance(string(m, "role"), str) for m in messages)
+        and string(last, "role") == "assistant"
+        and is_chunk_list(get(last, "content"))
+    )
+
+
+def read_chat_history(obj: object, candidate: int) -> RawAnswer:
+    """The last message's chunks; a reference id names the entry of that key in the
+    tool results before it (a ``tool`` message whose ``content`` is a JSON object keyed
+    by id, Mistral's "Citations and References" guide; the latest wins), else it is a
+    bare id."""
+    messages = cast("Sequence[object]", obj)
+    results: dict[str, Source] = {}
+    raw = RawAnswer("none", f"[{len(messages) - 1}].", unit="char")
+    for i, message in enumerate(messages[:-1]):
+        if string(message, "role") == "tool":
+            _tool_result(get(message, "content"), f"[{i}].content", raw, results)
+    reader = _Chunks(raw, results)
+    reader.content(get(messages[-1], "content"), f"[{len(messages) - 1}].content")
+    return reader.done()
+
+
+def _tool_result(content: object, path: str, raw: RawAnswer, out: dict[str, Source]) -> None:
+    """The references of a tool result: a JSON object keyed by id, each entry with
+    ``url``, ``title``, ``snippets`` (lists of strings), ``description``, ``date``,
+    ``source``. A result that is no such object (another tool's) names none; an entry
+    that is no object, or a field of another type, is a ``wrong-type`` problem."""
+    if not isinstance(content, str):
+        return
+    try:
+        data = json.loads(content)
+    except (ValueError, RecursionError):  # another tool's text; nesting beyond reason
+        return
+    if not isinstance(data, dict):
+        return
+    for key, entry in data.items():
+        where = f"{path}.{key}"
+        if not isinstance(entry, dict):
+            wrong_type(raw, where, entry, "a reference object")
+            continue
+        values = {}
+        for name in ("url", "title", "description", "date", "source"):
+            value = entry.get(name)
+            if value is not None and not isinstance(value, str):
+                wrong_type(raw, f"{where}.{name}", value, "a string")
+                value = None
+            values[name] = value or None
+        snippets = _snippets(entry.get("snippets"), f"{where}.snippets", raw)
+        url, source = values["url"], values["source"]
+        out[str(key)] = Source(
+            uri=url, title=values["title"], id=str(key), kind="web" if url else "document",
+            text="\n".join(snippets) or values["description"],
+            publication_date=values["date"],
+            custom_metadata=(("source", source),) if source else (),
+        )  # fmt: skip
+
+
+def _snippets(value: object, path: str, raw: RawAnswer) -> list[str]:
+    """A reference's ``snippets``: strings, or lists of strings (the guide's example)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        wrong_type(raw, path, value, "a list")
+        return []
+    out = []
+    for k, item in enumerate(value):
+        for m, text in enumerate(item if isinstance(item, list) else [item]):
+            if isinstance(text, str):
+                out.append(text)
+            else:
+                where = f"{path}[{k}][{m}]" if isinstance(item, list) else f"{path}[{k}]"
+                wrong_type(raw, where, text, "a string")
+    return out
+
+
 def read_conversation(obj: object, candidate: int) -> RawAnswer:
     """Every ``message.output`` entry's content, joined, in the order of ``outputs``."""
     reader = _Chunks(RawAnswer("none", "", unit="char"))
@@ -126,9 +213,10 @@ class _Chunks:
     """The chunks of one answer, read in order into ``raw``: the text joined, a span per
     run of references (see the module's rule)."""
 
-    def __init__(self, raw: RawAnswer) -> None:
+    def __init__(self, raw: RawAnswer, results: dict[str, Source] | None = None) -> None:
         raw.offsets = False
         self.raw = raw
+        self.results = results or {}  # the tool results' references, by id
         self.table = SourceTable(raw)
         self.texts: list[str] = []
         self.at = 0  # characters of text so far
@@ -204,8 +292,12 @@ class _Chunks:
             if isinstance(value, bool) or not isinstance(value, int):
                 wrong_type(self.raw, where, value, "an integer id")
                 continue
-            refs.append(self.table.ref_of(str(value), _bare, where))
+            refs.append(self.table.ref_of(str(value), self._named, where))
         return refs
+
+    def _named(self, key: str) -> Source:
+        """The reference a tool result gave under ``key``, else a bare id."""
+        return self.results.get(key) or _bare(key)
 
     def _tool(self, chunk: Any, path: str) -> list[int] | None:
         """The source a ``tool_reference`` chunk is."""
