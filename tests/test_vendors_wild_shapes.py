@@ -105,6 +105,19 @@ def test_a_commentary_message_is_not_the_answer() -> None:
     assert "https://commentary.example" not in {s.uri for s in grounded.declared_sources}
 
 
+def test_the_openai_sdks_response_reads_the_same() -> None:
+    """openai-python's ``Response`` (its ``ActionSearch`` with ``sources``, a message's
+    ``phase``), read by attribute."""
+    responses = pytest.importorskip("openai.types.responses")
+    data = cases.responses_with_search()
+    typed = responses.Response.model_validate(
+        {**data, "parallel_tool_calls": True, "tool_choice": "auto", "tools": []}
+    )
+    grounded, plain = read(typed), read(data)
+    assert (grounded.text, grounded.search, grounded.declared_sources, grounded.citations) == (
+        plain.text, plain.search, plain.declared_sources, plain.citations)  # fmt: skip
+
+
 @pytest.mark.parametrize("deltas_only", [False, True])
 def test_the_stream_keeps_the_search_action_and_the_phase(deltas_only: bool) -> None:
     final = cases.responses_with_search()
