@@ -47,7 +47,7 @@ from grounding_protos._sources.parse import error_text
 
 _SKIPPED = frozenset({"choices", "object", "error"})
 _DONE = "chat.completion.done"  # Perplexity's last event: the whole response again
-_OBJECTS = (None, "chat.completion.chunk", "chat.completion", _DONE)  # Perplexity's: the latter
+_OBJECTS = (None, "chat.completion.chunk", "chat.completion", _DONE)  # the last two: Perplexity
 
 
 def is_chunk(value: object) -> bool:
@@ -272,7 +272,7 @@ class ChatMerger:
         return state is not None and state.finish_reason is not None
 
     def result(self) -> tuple[dict[str, Any], list[Problem]]:
-        problems = [*self.problems] + [
+        problems = self.problems + [
             incomplete(self.events, "a finish_reason", f"choices[{i}].finish_reason")
             for i, state in sorted(self.choices.items())
             if state.finish_reason is None
