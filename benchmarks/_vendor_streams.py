@@ -20,6 +20,7 @@ import gc
 import itertools
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 from _corpus import SENTENCES  # benchmarks/ is the script directory
@@ -256,11 +257,17 @@ def _feed_times(events: list[Json], window: int) -> tuple[float, float, float]:
     return sum(body[:window]) / window, sum(body[-window:]) / window, times[-1]
 
 
-def run(text_bytes: int, deltas: int, citations: int, repeat: int) -> dict[str, dict[str, float]]:
-    """Per vendor: read of the final response, read_stream of the events (dicts), and
-    StreamReader.feed's time per event at the start and the end."""
+Cases = Callable[[int, int, int], dict[str, tuple[list[Json], Json]]]
+
+
+def run(
+    text_bytes: int, deltas: int, citations: int, repeat: int, make: Cases | None = None
+) -> dict[str, dict[str, float]]:
+    """Per vendor of ``make`` (default: :func:`cases`): read of the final response,
+    read_stream of the events (dicts), and StreamReader.feed's time per event at the
+    start and the end."""
     out = {}
-    for vendor, (events, final) in cases(text_bytes, deltas, citations).items():
+    for vendor, (events, final) in (make or cases)(text_bytes, deltas, citations).items():
         expected = read(final)
         assert read_stream(events) == expected and len(expected.citations) == citations, vendor
         t_read = t_stream = c_read = c_stream = float("inf")
@@ -283,10 +290,12 @@ def run(text_bytes: int, deltas: int, citations: int, repeat: int) -> dict[str, 
     return out
 
 
-def report(text_bytes: int, deltas: int, citations: int, repeat: int) -> None:
+def report(
+    text_bytes: int, deltas: int, citations: int, repeat: int, make: Cases | None = None
+) -> None:
     print()
     print(f"other vendors: {text_bytes:,} bytes in {deltas:,} text deltas, {citations:,} citations")
-    for vendor, r in run(text_bytes, deltas, citations, repeat).items():
+    for vendor, r in run(text_bytes, deltas, citations, repeat, make).items():
         w = int(r["window"])
         print(f"  {vendor} ({int(r['events']):,} events)")
         print(f"    read(final response)         {r['read'] * 1e3:9.1f} ms")

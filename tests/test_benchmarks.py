@@ -122,7 +122,8 @@ def test_stream_benchmark_runs_and_prints_its_ratios(capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out
     assert "ratio read_stream / read" in out and "ratio end / start" in out
     vendors = ("anthropic", "cohere", "bedrock", "bedrock_nova", "bedrock_retrieve_and_generate",
-               "bedrock_invoke_agent")  # fmt: skip
+               "bedrock_invoke_agent", "mistral chat", "mistral conversation",
+               "perplexity")  # fmt: skip
     for vendor in vendors:  # each vendor's stream, checked equal
         assert f"  {vendor} (" in out
     assert out.count("ratio read_stream / read") == 1 + len(vendors)

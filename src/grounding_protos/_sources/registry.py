@@ -58,6 +58,8 @@ from grounding_protos._sources.google.interactions import reader as interactions
 from grounding_protos._sources.google.live import merger as live_merger
 from grounding_protos._sources.google.live import reader as live
 from grounding_protos._sources.merging import EventMerger, merge_with
+from grounding_protos._sources.mistral import merger as mistral_merger
+from grounding_protos._sources.mistral import reader as mistral
 from grounding_protos._sources.openai import assistants_stream, chat_stream, responses_stream
 from grounding_protos._sources.openai import reader as openai
 
@@ -319,6 +321,17 @@ SOURCES: tuple[Source, ...] = (
         Reader("perplexity_chat_completion", perplexity.is_perplexity,
                perplexity.read_perplexity, _keys("citations", "search_results")),
     )),
+    # a chat completion whose content is a list of chunks: Mistral's (its chat stream is
+    # a Chat Completions one, merged by openai_chat's merger into this shape); its stream
+    # here is the Conversations API's
+    Source("mistral", (
+        Reader("mistral_chat_completion", mistral.is_chat_completion,
+               mistral.read_chat_completion, _keys("choices")),
+        Reader("mistral_conversation", mistral.is_conversation, mistral.read_conversation,
+               _keys("outputs")),
+        # a list (the chat's messages), never a dict: no keys
+        Reader("mistral_chat_history", mistral.is_chat_history, mistral.read_chat_history),
+    ), Stream(mistral_merger.is_event, events=mistral_merger.ConversationMerger)),
     Source("openai_chat", (
         Reader("openai_chat_completion", openai.is_chat_completion,
                openai.read_chat_completion, _keys("choices")),
