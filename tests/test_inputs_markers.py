@@ -19,7 +19,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from grounding_protos import CitationError, UnsupportedInputError
+from grounding_protos import CitationError, UnsupportedInputError, validate
 from grounding_protos.citations import Grounded, read, read_stream
 from tests.marker_cases import (
     BUILDERS,
@@ -31,6 +31,7 @@ from tests.marker_cases import (
     foundry_message,
     spelled,
 )
+from tests.test_fuzz import _spoil, check_downstream
 
 NAMES = sorted(BUILDERS)
 # literal markers of every style: inside code they are code, for every source
@@ -79,6 +80,10 @@ def test_each_marker_source_cites_the_clause_each_run_ends(
     response = BUILDERS[name](spelled(name, template))
     grounded = read(response)
     assert grounded.shape == SHAPES[name] and grounded.problems == []
+    # validate takes every *_score for a [0, 1] score; Azure's rerank_score runs 0-4
+    # (the semantic ranker's): those are its only findings (left to validate's owners)
+    found = validate(response)
+    assert all(p.path.endswith(".rerank_score") for p in found) and (name == "azure") == bool(found)
     assert cited(grounded) == [(text, [URLS[n - 1] for n in ns]) for text, ns in spans]
     assert {c.kind for c in grounded.citations} == {"marker"}
     offsets_agree(grounded)
@@ -116,7 +121,8 @@ def test_azure_sources_are_its_documents_and_intent_its_queries() -> None:
     first, third = grounded.citations[0].sources
     assert (first.id, first.title, first.document, first.chunk, first.kind) == (
         "doc1", "Köln am Rhein", "Köln am Rhein.pdf", "0", "document")  # fmt: skip
-    assert (third.text, third.score, third.uri) == ("القاهرة … Auszug", 1.25, URLS[2])
+    assert (third.text, third.uri) == ("القاهرة … Auszug", URLS[2])
+    assert third.custom_metadata == (("rerank_score", "1.25"),) and third.score is None
     assert grounded.search.retrieval_queries == ("Köln Rhein", "東京 首都", "القاهرة")
 
 
@@ -322,3 +328,23 @@ def test_markdown_it_is_imported_only_for_a_text_with_code() -> None:
 
 def test_every_marker_source_has_its_marker_spelled() -> None:
     assert set(MARKERS) == set(BUILDERS) == set(SHAPES)
+
+
+# --- Hostile values: the package's errors or problems, never another exception ------------
+
+
+def _answer(name: str) -> dict[str, Any]:
+    if name == "foundry":
+        return foundry_message(spelled("perplexity", CASES[1][0]) + "【3:0†source】")
+    return BUILDERS[name](spelled(name, CASES[1][0]))
+
+
+@st.composite
+def spoiled_answers(draw: st.DrawFn) -> Any:
+    return _spoil(_answer(draw(st.sampled_from([*NAMES, "foundry"]))), draw)
+
+
+@settings(max_examples=200, deadline=None)
+@given(spoiled_answers())
+def test_spoiled_marker_answers_raise_only_the_packages_errors(answer: Any) -> None:
+    check_downstream(answer)
