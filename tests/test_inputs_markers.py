@@ -31,6 +31,7 @@ from tests.marker_cases import (
     foundry_message,
     spelled,
 )
+from tests.openai_streams import run_events
 from tests.test_fuzz import _spoil, check_downstream
 
 NAMES = sorted(BUILDERS)
@@ -180,6 +181,10 @@ def test_azure_context_never_falls_into_chat_completions() -> None:
     assert skipped.problems and skipped.citations == []  # [doc1] names no document
     with pytest.raises(CitationError):
         read(response, errors="strict")
+    unmarked = BUILDERS["azure"]("Köln 😀 liegt am Rhein. 東京.")  # documents, no marker
+    grounded = read(unmarked)
+    assert grounded.shape == "azure_on_your_data_chat_completion" and grounded.citations == []
+    assert [s.uri for s in grounded.declared_sources] == URLS
     del response["choices"][0]["message"]["context"]
     assert read(response).shape == "openai_chat_completion"
 
@@ -226,6 +231,9 @@ def test_a_foundry_agent_message_cites_urls_on_its_markers() -> None:
     offsets_agree(grounded)
     listed = read({"object": "list", "data": [message], "first_id": "msg_abc123"})
     assert cited(listed) == cited(grounded) and listed.text == grounded.text
+    # as a run stream (deltas, annotations with their own index, the completed message)
+    streamed = read_stream(run_events(message), candidate=0)
+    assert cited(streamed) == cited(grounded) and streamed.text == grounded.text
     # without a position, a source of the whole answer
     for note in message["content"][0]["text"]["annotations"]:
         del note["start_index"], note["end_index"]
