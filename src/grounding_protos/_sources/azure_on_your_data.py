@@ -22,11 +22,12 @@ Recognized by what only it has: a message ``context`` with a ``citations`` list.
 from __future__ import annotations
 
 import json
+import math
 
-from grounding_protos._core.access import get, items, text_or_none, unwrap
+from grounding_protos._core.access import float_or_none, get, items, text_or_none, unwrap
 from grounding_protos._core.model import SearchInfo, Source
 from grounding_protos._core.raw import RawAnswer
-from grounding_protos._sources.common import is_list, is_record, metadata_pairs
+from grounding_protos._sources.common import is_list, is_record
 from grounding_protos._sources.markers import add_marker_spans, chat_answer, marker_style
 from grounding_protos._sources.openai.reader import is_chat_completion
 
@@ -67,9 +68,14 @@ def _source(i: int, cited: object) -> Source:
         document=text_or_none(get(cited, "filepath")),
         chunk=text_or_none(get(cited, "chunk_id")),
         text=text_or_none(get(cited, "content")),
-        # the semantic ranker's score runs 0-4, not a [0, 1] score: kept as it was sent
-        custom_metadata=metadata_pairs({"rerank_score": get(cited, "rerank_score")}),
+        custom_metadata=_rerank(get(cited, "rerank_score")),
     )
+
+
+def _rerank(value: object) -> tuple[tuple[str, str], ...]:
+    """The semantic ranker's score (0-4, not a [0, 1] score: no ``Source.score``)."""
+    score = float_or_none(value)
+    return (("rerank_score", repr(score)),) if score is not None and math.isfinite(score) else ()
 
 
 def _queries(intent: object) -> tuple[str, ...]:
