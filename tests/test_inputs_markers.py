@@ -172,6 +172,13 @@ def test_xai_links_never_fall_into_perplexity() -> None:
     assert cited(read(coded)) == [(f"`[[1]]({URLS[0]})` Köln", [URLS[0]])]
 
 
+def test_a_perplexity_answer_takes_no_bracketed_number_for_a_marker() -> None:
+    content = f"Köln 😀 liegt am Rhein [[1]]({URLS[0]}). 東京[[2]] und القاهرة[2]."
+    grounded = read(BUILDERS["perplexity"](content))  # search_results: Perplexity's
+    assert grounded.shape == "perplexity_chat_completion"
+    assert cited(grounded) == [(f"東京[[2]] und {TITLES[2]}", [URLS[1]])]
+
+
 def test_azure_context_never_falls_into_chat_completions() -> None:
     response = BUILDERS["azure"]("Köln[doc1].")
     assert read(response).shape == "azure_on_your_data_chat_completion"

@@ -62,8 +62,9 @@ def marker_style(marker: str) -> MarkerStyle:
     return MarkerStyle(re.compile(marker), re.compile(rf"{bare}(?:[ \t]*{bare})*(?!\()"))
 
 
-BRACKETS = marker_style(r"\[(?P<n>[0-9]{1,4})\]")
-"""``[1]``: Perplexity's markers (also through OpenRouter)."""
+BRACKETS = marker_style(r"(?<!\[)\[(?P<n>[0-9]{1,4})\]")
+"""``[1]``: Perplexity's markers (also through OpenRouter); not one inside brackets
+(``[[1]]`` is no ``[1]``: xAI's ``[[1]](url)`` is a link)."""
 
 
 class Run(NamedTuple):
