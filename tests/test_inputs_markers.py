@@ -341,6 +341,21 @@ def test_markdown_it_is_imported_only_for_a_text_with_code() -> None:
     assert done.stdout.split() == ["False", "False", "True"]
 
 
+def test_without_markdown_it_code_spans_and_backtick_fences_still_hold_no_marker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from grounding_protos._sources import markers
+
+    markers._block_parser.cache_clear()
+    monkeypatch.setitem(sys.modules, "markdown_it", None)  # import fails
+    try:
+        template, spans = CASES[1]
+        grounded = read(BUILDERS["perplexity"](spelled("perplexity", template)))
+        assert cited(grounded) == [(text, [URLS[n - 1] for n in ns]) for text, ns in spans]
+    finally:
+        markers._block_parser.cache_clear()
+
+
 def test_every_marker_source_has_its_marker_spelled() -> None:
     assert set(MARKERS) == set(BUILDERS) == set(SHAPES)
 

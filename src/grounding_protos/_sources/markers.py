@@ -219,10 +219,15 @@ def code_ranges(text: str) -> list[tuple[int, int]]:
     """
     if "`" not in text and "~~~" not in text:
         return []  # no code: markdown-it-py is not imported
+    try:
+        parser = _block_parser()
+    except ImportError:  # markdown-it-py (a runtime dependency) removed: without the
+        # blocks, the whole text as one (a fence's backtick lines pair up as a span)
+        return code_spans(text, 0, len(text))
     lines = [0] + [m.end() for m in _LINE_END.finditer(text)]
     ends = [m.start() for m in _LINE_END.finditer(text)] + [len(text)]
     out: list[tuple[int, int]] = []
-    for token in _block_parser().parse(text):
+    for token in parser.parse(text):
         if token.map is None:
             continue
         first, stop = token.map
