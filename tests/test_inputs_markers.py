@@ -13,6 +13,7 @@ import json
 import re
 import subprocess
 import sys
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -278,6 +279,25 @@ def test_code_spans_follow_commonmark(text: str) -> None:
     assume(text.strip() == text and text)  # a paragraph's own edges are trimmed
     mine = [_normalized(text[i:j]) for i, j in code_spans(text, 0, len(text))]
     assert mine == _inline_code(text)
+
+
+_BLOCKY = ["a", " ", "`", "``", "```", "~~~", "\n", "\r\n", "\r", "\t", "- ", "> ", "1. ",
+           "\\", "[1]", "  "]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_BLOCKY), max_size=20).map("".join))
+def test_code_ranges_find_each_code_span_and_fence_of_commonmark(text: str) -> None:
+    from markdown_it import MarkdownIt
+
+    from grounding_protos._sources.markers import code_ranges
+
+    tokens = MarkdownIt("commonmark").parse(text)
+    fences = sum(t.type == "fence" for t in tokens)
+    spans = sum(c.type == "code_inline" for t in tokens for c in t.children or ())
+    found = code_ranges(text)
+    assert len(found) == fences + spans, (found, fences, spans)
+    assert all(a < b <= c < d for (a, b), (c, d) in pairwise(found))
 
 
 # --- markers="remove" keeps every other span right, for every marker source ---------------
