@@ -118,6 +118,25 @@ def test_a_stream_of_each_marker_source_reads_as_its_final_response(name: str) -
     assert len(got.citations) == 3 and got.problems == []
 
 
+def test_an_azure_stream_with_its_filter_results_keeps_the_context() -> None:
+    """Azure's streams begin with a chunk of ``prompt_filter_results`` and no choices,
+    and put ``content_filter_results`` on each choice (Azure's API reference)."""
+    final = BUILDERS["azure"](spelled("azure", CASES[0][0]))
+    events = chunks(final)
+    filters = {"hate": {"filtered": False, "severity": "safe"}}
+    for event in events:
+        for choice in event["choices"]:
+            choice["content_filter_results"] = filters
+    prompt = [{"prompt_index": 0, "content_filter_results": filters}]
+    head = {"id": "", "object": "", "created": 0, "model": "", "choices": [],
+            "prompt_filter_results": prompt}  # fmt: skip
+    got = read_stream([head, *events])
+    assert got.shape == "azure_on_your_data_chat_completion" and got.problems == []
+    assert cited(got) == cited(read(final)) and len(got.citations) == 3
+    sse = "".join(f"data: {json.dumps(e, ensure_ascii=False)}\n\n" for e in [head, *events])
+    assert cited(read_stream(sse + "data: [DONE]\n\n")) == cited(got)
+
+
 def test_azure_sources_are_its_documents_and_intent_its_queries() -> None:
     grounded = read(BUILDERS["azure"]("Köln 😀 liegt am Rhein [doc1][doc3]."))
     first, third = grounded.citations[0].sources
