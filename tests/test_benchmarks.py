@@ -171,3 +171,13 @@ def test_import_cost_of_the_html_view_runs_small(capsys: pytest.CaptureFixture[s
     assert "markdown-it-py + mdurl" in out
     size, files = import_cost.installed_size("markdown-it-py")
     assert size > 0 and files > 0
+
+
+def test_markers_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
+    """``markers.py``: the code scan of the marker readers against the same answer
+    without code, and markdown-it-py's one-off import."""
+    pytest.importorskip("markdown_it")
+    markers = script("markers")
+    markers.main(count=20, repeat=1)  # checks the code's markers are not read
+    out = capsys.readouterr().out
+    assert "code scan: " in out and "markdown-it-py's import" in out

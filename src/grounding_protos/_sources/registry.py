@@ -26,7 +26,7 @@ from grounding_protos._core.model import Problem
 from grounding_protos._core.raw import InputShape, RawAnswer
 from grounding_protos._exceptions import ArgumentValueError, UnsupportedInputError
 from grounding_protos._offsets import Unit
-from grounding_protos._sources import perplexity
+from grounding_protos._sources import azure_on_your_data, openrouter, perplexity, xai
 from grounding_protos._sources.anthropic import merger as anthropic_merger
 from grounding_protos._sources.anthropic import reader as anthropic
 from grounding_protos._sources.bedrock import converse as bedrock_converse
@@ -316,7 +316,11 @@ SOURCES: tuple[Source, ...] = (
     Source("openai_responses", (
         Reader("openai_response", openai.is_response, openai.read_response, _keys("output")),
     ), Stream(responses_stream.is_event, events=responses_stream.ResponsesMerger)),
-    # before Chat Completions: a Perplexity answer is a chat completion with ``citations``
+    # the marker-style sources before Chat Completions, whose layout they share; xAI's
+    # before Perplexity's (both have a top-level ``citations`` list)
+    Source("xai_chat", (
+        Reader("xai_chat_completion", xai.is_xai, xai.read_xai, _keys("citations")),
+    )),
     Source("perplexity", (
         Reader("perplexity_chat_completion", perplexity.is_perplexity,
                perplexity.read_perplexity, _keys("citations", "search_results")),
@@ -332,6 +336,14 @@ SOURCES: tuple[Source, ...] = (
         # a list (the chat's messages), never a dict: no keys
         Reader("mistral_chat_history", mistral.is_chat_history, mistral.read_chat_history),
     ), Stream(mistral_merger.is_event, events=mistral_merger.ConversationMerger)),
+    Source("azure_on_your_data", (
+        Reader("azure_on_your_data_chat_completion", azure_on_your_data.is_on_your_data,
+               azure_on_your_data.read_on_your_data, _keys("choices")),
+    )),
+    Source("openrouter_perplexity", (
+        Reader("openrouter_perplexity_chat_completion", openrouter.is_openrouter,
+               openrouter.read_openrouter, _keys("choices")),
+    )),
     Source("openai_chat", (
         Reader("openai_chat_completion", openai.is_chat_completion,
                openai.read_chat_completion, _keys("choices")),

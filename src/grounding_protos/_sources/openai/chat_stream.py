@@ -47,15 +47,20 @@ from grounding_protos._sources.parse import error_text
 
 _SKIPPED = frozenset({"choices", "object", "error"})
 _DONE = "chat.completion.done"  # Perplexity's last event: the whole response again
-_OBJECTS = (None, "chat.completion.chunk", "chat.completion", _DONE)  # the last two: Perplexity
+# Perplexity's chunks say "chat.completion"; Azure's first chunk (its prompt_filter_results,
+# no choices) says "" (with an empty id and model)
+_OBJECTS = (None, "chat.completion.chunk", "chat.completion", _DONE, "")
 
 
 def is_chunk(value: object) -> bool:
     """Whether ``value`` is a chunk of a Chat Completions stream: ``object``
-    ``chat.completion.chunk``, or ``choices`` whose first has a ``delta``."""
+    ``chat.completion.chunk``, ``choices`` whose first has a ``delta``, or Azure's first
+    chunk (no ``choices``, a ``prompt_filter_results`` list)."""
     if get(value, "object") == "chat.completion.chunk":
         return True
     choices = get(value, "choices")
+    if isinstance(choices, list) and not choices:
+        return isinstance(get(value, "prompt_filter_results"), list)
     return (
         isinstance(choices, list) and bool(choices) and isinstance(get(choices[0], "delta"), dict)
     )

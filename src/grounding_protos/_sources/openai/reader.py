@@ -257,7 +257,8 @@ def is_thread_message(obj: object) -> bool:
 def read_thread_message(obj: object, candidate: int, prefix: str = "") -> RawAnswer:
     """The ``text`` parts' ``value``\\ s joined; ``file_citation`` and ``file_path``
     annotations span their marker (``【4:0†file】``), which they carry as ``text``, in
-    characters of their own part."""
+    characters of their own part; so do the ``url_citation``\\ s (``url_citation.url``,
+    ``title``) of Azure AI Foundry's agents (on ``【3:0†source】``)."""
     raw = RawAnswer("none", prefix, unit="char")
     table = SourceTable(raw)
     parts: list[RawPart] = []
@@ -269,14 +270,10 @@ def read_thread_message(obj: object, candidate: int, prefix: str = "") -> RawAns
         parts.append(RawPart(part, string(body, "value") or "", False))
         for k, annotation in enumerate(items(body, "annotations")):
             kind = string(annotation, "type")
-            if kind not in ("file_citation", "file_path"):
+            if kind not in _THREAD_CITATIONS:
                 continue
             path = f"{prefix}content[{j}].text.annotations[{k}]"
-            inner = get(annotation, kind)
-            file_id = text_or_none(get(inner, "file_id"))
-            quote = text_or_none(get(inner, "quote"))
-            source = Source(id=file_id, document=file_id, kind="document", text=quote,
-                            custom_metadata=(("annotation", kind),))  # fmt: skip
+            source = _thread_source(kind, get(annotation, kind))
             start, end = get(annotation, "start_index"), get(annotation, "end_index")
             if positionless(start, end):
                 raw.answer_sources.append((path, source))
@@ -289,6 +286,21 @@ def read_thread_message(obj: object, candidate: int, prefix: str = "") -> RawAns
     raw.text = "".join(p.text or "" for p in parts) if parts else None
     raw.finish_reason = string(obj, "status")
     return raw
+
+
+_THREAD_CITATIONS = frozenset({"file_citation", "file_path", "url_citation"})
+
+
+def _thread_source(kind: str | None, inner: object) -> Source:
+    """The source of an Assistants annotation: a file, or (Azure AI Foundry's agents,
+    grounded with Bing) a web page."""
+    if kind == "url_citation":
+        url, title = text_or_none(get(inner, "url")), text_or_none(get(inner, "title"))
+        return Source(uri=url, title=title, kind="web")
+    file_id = text_or_none(get(inner, "file_id"))
+    quote = text_or_none(get(inner, "quote"))
+    return Source(id=file_id, document=file_id, kind="document", text=quote,
+                  custom_metadata=(("annotation", kind or ""),))  # fmt: skip
 
 
 def is_message_list(obj: object) -> bool:
