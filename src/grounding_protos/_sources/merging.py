@@ -248,8 +248,12 @@ def plain(value: object) -> Any:
 
 def same_json(a: Any, b: Any) -> bool:
     """Whether two JSON values say the same, ``None`` entries of dicts counted as absent
-    (compared as they are first: the common case costs one comparison)."""
-    return bool(a == b) or drop_none(a) == drop_none(b)
+    (compared as they are first: the common case costs one comparison). Values nested
+    too deeply to compare are not the same."""
+    try:
+        return bool(a == b) or drop_none(a) == drop_none(b)
+    except RecursionError:
+        return False
 
 
 def drop_none(value: Any) -> Any:
