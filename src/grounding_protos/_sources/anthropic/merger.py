@@ -36,8 +36,8 @@ from typing import Any
 from grounding_protos._core.access import get
 from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
-from grounding_protos._sources.common import describe, is_record, string
 from grounding_protos._quote import shown
+from grounding_protos._sources.common import describe, is_record, string
 from grounding_protos._sources.merging import (
     OneAnswerMerger,
     Placeable,

@@ -228,7 +228,10 @@ class RunMerger:
         position = list(self.messages).index(key)
         for j, part in enumerate(_parts(number, body)):
             at = f"content[{j}]"
-            if field(part, "text", dict, number=number, at=at) is None or (key, j) not in self.pieces:
+            if (
+                field(part, "text", dict, number=number, at=at) is None
+                or (key, j) not in self.pieces
+            ):
                 continue
             value, notes = self._built(key, j)
             sent = field(part, "text.value", str, number=number, at=at) or ""
