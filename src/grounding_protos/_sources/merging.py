@@ -6,9 +6,10 @@ stream entry points (``_streams``) read it.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, TypeVar, cast
 
@@ -165,6 +166,45 @@ def _depth(data: str) -> int:
         else:
             depth -= 1
     return deepest
+
+
+# --- Deltas or the whole so far ----------------------------------------------------------------
+
+
+def cumulative(parts: Sequence[Any]) -> bool:
+    """Whether a stream's parts (texts, or lists of replies) each hold the whole answer
+    so far rather than a delta, by the one rule of ``docs/streams.md``: every non-empty
+    part after the first starts with the non-empty part before it, and at least one is
+    longer. A stream that repeats a part unchanged (``'Ja. '`` three times) or whose
+    parts merely begin alike is read as deltas; a merger that takes parts as cumulative
+    says so with :func:`cumulative_problem`.
+
+    >>> cumulative(["Ja. ", "Ja. ", "Ja. "]), cumulative(["Köln ", "Köln am Rhein."])
+    (False, True)
+    >>> cumulative(["Köln ", "Köln am Rhein.", "Bonn"])
+    False
+    """
+    given = [p for p in parts if p]
+    grew = False
+    try:
+        for before, part in itertools.pairwise(given):
+            if len(part) < len(before) or part[: len(before)] != before:
+                return False
+            grew = grew or len(part) > len(before)
+    except RecursionError:  # parts nested too deeply to compare: not the same
+        return False
+    return grew
+
+
+def cumulative_problem(parts: int, what: str, path: str) -> Problem:
+    """The ``stream-cumulative`` problem of a stream whose ``parts`` parts were taken
+    as cumulative (:func:`cumulative`): the last holds the answer."""
+    return Problem(
+        "stream-cumulative",
+        f"each of the stream's {parts} parts repeats the {what} before it and adds to it: "
+        "they were taken as cumulative (the last holds the answer), not as deltas",
+        path,
+    )
 
 
 # --- Mergers that take one event at a time (the OpenAI family) ------------------------------
