@@ -167,7 +167,7 @@ class MessageMerger(OneAnswerMerger):
                 self._start(number, _block(number, block, at), at)
             return ""
         if self.message is None:
-            raise StreamError(f"{kind} before message_start", event=number)
+            raise StreamError(f"{shown(kind)} before message_start", event=number)
         if kind == "content_block_start":
             block = event.get("content_block")
             if event.get("index") != len(self.blocks) or not isinstance(block, Mapping):
@@ -204,7 +204,8 @@ class MessageMerger(OneAnswerMerger):
             )
         elif kind != "ping" and kind not in _HELPER_EVENTS:
             raise StreamError(
-                f"event type {kind!r} is not part of an Anthropic Messages stream", event=number
+                f"event type {shown(kind)} is not part of an Anthropic Messages stream",
+                event=number,
             )
         return ""
 

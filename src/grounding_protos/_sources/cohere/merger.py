@@ -140,7 +140,7 @@ class ChatMerger(OneAnswerMerger):
                 del self.response["id"]
             return ""
         if self.response is None:
-            raise StreamError(f"{kind} before message-start", event=number)
+            raise StreamError(f"{shown(kind)} before message-start", event=number)
         if kind == "content-start":
             content = field(event, "delta.message.content", dict, number=number)
             if event.get("index", len(self.content)) != len(self.content) or content is None:
@@ -203,7 +203,7 @@ class ChatMerger(OneAnswerMerger):
             self.stopped = True
         elif kind not in _SKIPPED:
             raise StreamError(
-                f"event type {kind!r} is not part of a Cohere chat stream", event=number
+                f"event type {shown(kind)} is not part of a Cohere chat stream", event=number
             )
         return ""
 

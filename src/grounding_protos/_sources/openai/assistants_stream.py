@@ -133,7 +133,7 @@ class RunMerger:
     def _message(self, number: int, kind: str, body: dict[str, Any]) -> None:
         key = body.get("id")
         if not isinstance(key, str):
-            raise StreamError(f"{kind} without the message's id", event=number)
+            raise StreamError(f"{shown(kind)} without the message's id", event=number)
         status = kind.removeprefix("thread.message.")
         if status not in ("completed", "incomplete") and key in self.messages:
             self.messages[key].update({k: v for k, v in body.items() if k != "content"})
@@ -279,13 +279,13 @@ class RunMerger:
         merged = self.merged()
         if not self.messages:
             what = "a thread message" + (
-                f" (the run is {self.run_status})" if self.run_status else "")  # fmt: skip
+                f" (the run is {shown(self.run_status)})" if self.run_status else "")  # fmt: skip
             problems.append(incomplete(self.events, what, "content"))
         elif not self.done.issuperset(self.messages):
             problems.append(incomplete(self.events, "thread.message.completed", "status"))
         elif self.run_status is not None and self.run_status not in _RUN_DONE:
             what = ("a completed run" if self.run_status not in _RUN_STOPPED
-                    else f"completing the run (it was {self.run_status})")  # fmt: skip
+                    else f"completing the run (it was {shown(self.run_status)})")  # fmt: skip
             problems.append(incomplete(self.events, what, "run.status"))
         return merged, problems
 

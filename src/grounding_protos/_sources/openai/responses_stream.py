@@ -84,6 +84,7 @@ class ResponsesMerger:
         # (output_index, content_index) -> the text deltas of that part, not yet joined
         self.pieces: dict[tuple[int, int], list[str]] = {}
         self.notes: dict[tuple[int, int], dict[int, Any]] = {}  # annotations by index
+        self.repeated: dict[tuple[int, int], list[Any]] = {}  # at an index already taken
         self.arguments: dict[int, list[str]] = {}
         self.final: dict[str, Any] | None = None
         self.final_event = 0
@@ -200,7 +201,7 @@ class ResponsesMerger:
     def _annotation(self, number: int, data: dict[str, Any]) -> None:
         """An ``annotation.added`` event: the annotation at its ``annotation_index``. The
         same annotation again at a taken index is a repeat; another one there is kept
-        too, after the part's others, with a ``stream-repeated-index`` problem."""
+        too, after all the part's others, with a ``stream-repeated-index`` problem."""
         key = self._part_key(number, data)
         annotation = field(data, "annotation", dict, number=number)
         notes = self.notes.setdefault(key, {})
@@ -215,7 +216,8 @@ class ResponsesMerger:
                 "which an earlier event took; both are kept, this one after the others",
                 f"output[{key[0]}].content[{key[1]}].annotations[{index}]",
             ))  # fmt: skip
-            index = max(notes) + 1
+            self.repeated.setdefault(key, []).append(annotation)
+            return
         notes[index] = annotation
 
     def _set_part(self, number: int, event: dict[str, Any]) -> None:
@@ -232,6 +234,7 @@ class ResponsesMerger:
         notes = field(part, "annotations", list, number=number, at="part")
         if notes is not None and (notes or (i, j) not in self.notes):
             self.notes[i, j] = dict(enumerate(notes))
+            self.repeated.pop((i, j), None)
 
     def _settle(self, number: int, i: int, item: dict[str, Any]) -> None:
         """Output item ``i`` as its ``output_item.done`` event gives it."""
@@ -244,6 +247,7 @@ class ResponsesMerger:
                 self.pieces[i, j] = [text]
                 notes = items_of(part, "annotations", number=number, at=at)
                 self.notes[i, j] = dict(enumerate(notes))
+                self.repeated.pop((i, j), None)
 
     def _update(self, response: object) -> None:
         if isinstance(response, dict):
@@ -274,7 +278,7 @@ class ResponsesMerger:
             return None
         text = "".join(self.pieces.get((i, j), ()))
         notes = self.notes.get((i, j), {})
-        return text, [notes[k] for k in sorted(notes)]
+        return text, [*(notes[k] for k in sorted(notes)), *self.repeated.get((i, j), ())]
 
     def _mismatch(self, number: int, kind: str, path: str, what: str) -> None:
         self.problems.append(
