@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import importlib
+import itertools
 import io
 import json
 import sys
@@ -52,7 +53,7 @@ def _stream(name: str) -> list[Any]:
     return _BUILT[name]
 
 
-# --- The property, over every merger ---------------------------------------------------------
+# --- The property, over every merger -------------------------------------------------------
 
 
 def test_every_merger_has_a_real_shaped_stream() -> None:
@@ -98,7 +99,7 @@ def test_any_value_of_the_wrong_json_type_gives_the_answer_or_a_typed_error(
             assert len(str(exc)) < 2_000, what
 
 
-# --- 1. Anthropic -----------------------------------------------------------------------------
+# --- 1. Anthropic --------------------------------------------------------------------------
 
 
 def _anthropic() -> list[dict[str, Any]]:
@@ -148,7 +149,7 @@ def test_anthropic_message_content_that_is_a_string_names_the_field() -> None:
     assert info.value.event == 1
 
 
-# --- 8. Anthropic: a citation that is a string --------------------------------------------------
+# --- 8. Anthropic: a citation that is a string ---------------------------------------------
 
 
 def test_anthropic_citation_that_is_a_string_is_an_error_not_an_empty_source() -> None:
@@ -159,7 +160,7 @@ def test_anthropic_citation_that_is_a_string_is_an_error_not_an_empty_source() -
         read_stream(events)
 
 
-# --- 9. A text delta that is a number, then text ------------------------------------------------
+# --- 9. A text delta that is a number, then text -------------------------------------------
 
 
 def _number_then_text(name: str) -> list[dict[str, Any]]:
@@ -194,7 +195,7 @@ def test_a_text_delta_that_is_a_number_is_never_dropped_in_silence(name: str) ->
         read_stream(events)
 
 
-# --- 2. Chat Completions: tool call arguments ---------------------------------------------------
+# --- 2. Chat Completions: tool call arguments ----------------------------------------------
 
 
 def _chat_with_tool(arguments: list[object]) -> list[dict[str, Any]]:
@@ -225,7 +226,7 @@ def test_chat_tool_arguments_that_are_a_number_name_the_event() -> None:
     assert info.value.event == 2
 
 
-# --- 3, 10. Responses ----------------------------------------------------------------------------
+# --- 3, 10. Responses ----------------------------------------------------------------------
 
 
 def _responses() -> list[dict[str, Any]]:
@@ -290,7 +291,7 @@ def test_responses_a_repeated_annotation_index_keeps_both_with_a_problem() -> No
     assert len(repeated) == 1 and f"event {at + 3}" in repeated[0].message
 
 
-# --- 4. Assistants --------------------------------------------------------------------------------
+# --- 4. Assistants -------------------------------------------------------------------------
 
 
 def test_assistants_delta_text_that_is_a_string_names_the_field() -> None:
@@ -302,7 +303,7 @@ def test_assistants_delta_text_that_is_a_string_names_the_field() -> None:
     assert info.value.event == at + 1
 
 
-# --- 5. Bedrock ---------------------------------------------------------------------------------
+# --- 5. Bedrock ----------------------------------------------------------------------------
 
 
 def _bedrock_tool_input() -> tuple[list[dict[str, Any]], int]:
@@ -327,7 +328,7 @@ def test_bedrock_tool_input_nested_50k_deep_is_kept_as_text_with_a_problem() -> 
     assert len(grounded.citations) == 2
 
 
-# --- 6, 11, 16. Interactions -----------------------------------------------------------------------
+# --- 6, 11, 16. Interactions ---------------------------------------------------------------
 
 
 def _interaction() -> list[dict[str, Any]]:
@@ -359,7 +360,7 @@ def test_interactions_a_second_start_of_a_step_keeps_its_text_with_a_problem() -
     assert [p.code for p in twice.problems] == ["stream-repeated-step"]
 
 
-# --- 7. The command line on corrupted vendor streams -------------------------------------------------
+# --- 7. The command line on corrupted vendor streams ---------------------------------------
 
 
 def _corrupted() -> Iterator[tuple[str, list[dict[str, Any]]]]:
@@ -402,7 +403,7 @@ def test_the_cli_on_corrupted_vendor_streams_says_what_is_wrong(
         assert code != 0 and "is an integer (5), not a string" in err.getvalue()
 
 
-# --- 12. Deltas or the whole so far ----------------------------------------------------------------
+# --- 12. Deltas or the whole so far --------------------------------------------------------
 
 
 def _answer_parts(texts: list[str]) -> list[dict[str, Any]]:
@@ -451,15 +452,15 @@ def test_the_cumulative_rule_against_its_statement(texts: list[str]) -> None:
     before it (starts with it) and one of them is longer; then the text is the last."""
     assume(any(texts))
     given = [t for t in texts if t]
-    grew = any(len(b) > len(a) for a, b in zip(given, given[1:], strict=False))
-    extends = all(b.startswith(a) for a, b in zip(given, given[1:], strict=False))
+    grew = any(len(b) > len(a) for a, b in itertools.pairwise(given))
+    extends = all(b.startswith(a) for a, b in itertools.pairwise(given))
     grounded = read_stream(_answer_parts(texts))
     taken = "stream-cumulative" in [p.code for p in grounded.problems]
     assert taken == (len(given) > 1 and extends and grew)
     assert grounded.text == (given[-1] if taken else "".join(texts))
 
 
-# --- 14. LangChain --------------------------------------------------------------------------------
+# --- 14. LangChain -------------------------------------------------------------------------
 
 
 def _chunk(content: object, *, last: bool = False) -> dict[str, Any]:
