@@ -12,8 +12,8 @@ from __future__ import annotations
 import contextlib
 import copy
 import importlib
-import itertools
 import io
+import itertools
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -35,15 +35,16 @@ from tests.hostile_streams import STREAMS
 FUZZ = Path(__file__).resolve().parent.parent / "fuzz"
 
 
-def _wrong_types() -> Any:
+def _fuzz_module(name: str) -> Any:
+    """``fuzz/<name>.py``, imported as the harnesses import it."""
     sys.path.insert(0, str(FUZZ))
     try:
-        return importlib.import_module("wrong_types")
+        return importlib.import_module(name)
     finally:
         sys.path.remove(str(FUZZ))
 
 
-WT = _wrong_types()
+WT = _fuzz_module("wrong_types")
 _BUILT: dict[str, list[Any]] = {}
 
 
@@ -540,3 +541,36 @@ def test_pydantic_ai_an_anchor_that_is_a_string_is_reported_not_an_empty_span() 
         read(_pydantic_ai("x"))
     grounded = read(_pydantic_ai("x"), errors="skip")
     assert grounded.citations == [] or all(c.char_end for c in grounded.citations)
+
+
+# --- The fuzz harness over the mergers (fuzz/fuzz_streams.py) -------------------------------------
+
+
+def _harness_seeds() -> list[bytes]:
+    harness = _fuzz_module("streams")
+    seeds: list[bytes] = harness.seeds({name: _stream(name) for name in STREAMS})
+    return seeds
+
+
+def test_the_stream_harness_keeps_its_contract_on_its_seeds() -> None:
+    harness = _fuzz_module("streams")
+    seeds = _harness_seeds()
+    assert len(seeds) > 100 and {s[0] for s in seeds} == set(range(8))
+    for seed in seeds:
+        harness.one_input(seed)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_stream_harness_keeps_its_contract_on_damaged_seeds(data: st.DataObject) -> None:
+    """What ``fuzz_streams.py`` checks, on seeds with a few bytes changed."""
+    harness = _fuzz_module("streams")
+    seed = bytearray(data.draw(st.sampled_from(_harness_seeds())))
+    for _ in range(data.draw(st.integers(0, 3))):
+        at = data.draw(st.integers(0, len(seed) - 1))
+        if data.draw(st.booleans()):
+            seed[at] = data.draw(st.integers(0, 255))
+        else:
+            del seed[at:]
+            break
+    harness.one_input(bytes(seed))
