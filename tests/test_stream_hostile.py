@@ -120,14 +120,13 @@ def test_anthropic_tool_input_nested_100k_deep_is_kept_as_text_with_a_problem() 
     at = _first(events, _delta("input_json_delta"))
     deep = "[" * 100_000 + "]" * 100_000
     events[at]["delta"]["partial_json"] = deep
-    merged_input = None
     grounded = read_stream(events)  # the tool input is not read for citations
     codes = [p.code for p in grounded.problems]
     assert codes == ["stream-tool-input"]
     assert "nests deeper than 200 levels" in grounded.problems[0].message
     from grounding_protos._sources.anthropic.merger import merge_numbered
 
-    merged, _ = merge_numbered(enumerate(events, 1))
+    merged: Any = merge_numbered(enumerate(events, 1))[0]
     merged_input = merged["content"][events[at]["index"]]["input"]
     assert isinstance(merged_input, str) and deep in merged_input
 

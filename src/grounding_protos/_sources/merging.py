@@ -79,6 +79,11 @@ def field(event: object, path: str, kind: type[T], *, number: int, at: str = "")
         StreamError: a value on the way is not an object, or the value is not ``kind``;
             the message names the event's number and the field's path.
     """
+    if type(event) is dict and path in event:  # the common case: one key, spelled as sent
+        value = event[path]
+        if type(value) is kind or value is None:
+            found: T | None = value
+            return found
     value = event
     done = at
     for name in path.split("."):

@@ -21,14 +21,18 @@ a stream without one was cut short (``stream-incomplete``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from grounding_protos._core.access import get, unwrap
 from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
 from grounding_protos._quote import shown
 from grounding_protos._sources.common import describe, is_list, string
-from grounding_protos._sources.frameworks.langchain.reader import is_message, message_of
+from grounding_protos._sources.frameworks.langchain.reader import (
+    MESSAGE_TYPES,
+    is_message,
+    message_of,
+)
 from grounding_protos._sources.merging import field, json_kind
 
 
@@ -52,8 +56,9 @@ def merge_chunks(events: Iterable[tuple[int, object]]) -> tuple[dict[str, Any], 
     last = False
     count = 0
     for number, value in events:
-        chunk = message_of(unwrap(value))
-        if not is_message(chunk):
+        plain = _plain_chunk(value)
+        chunk = value if plain else message_of(unwrap(value))
+        if not plain and not is_message(chunk):
             raise StreamError(f"not a LangChain AIMessageChunk: {describe(chunk)}", event=number)
         count += 1
         content.add(number, get(chunk, "content"))
@@ -74,6 +79,20 @@ def merge_chunks(events: Iterable[tuple[int, object]]) -> tuple[dict[str, Any], 
             )
         )
     return {"type": "ai", "content": content.merged(), "response_metadata": meta}, problems
+
+
+_CHUNK_TYPES = tuple(MESSAGE_TYPES)  # compared with ==: a hostile type may be unhashable
+
+
+def _plain_chunk(value: object) -> bool:
+    """A chunk's ``model_dump()`` as is: a dict that :func:`is_message` accepts, told
+    without its general field access (the common case)."""
+    return (
+        type(value) is dict
+        and value.get("type") in _CHUNK_TYPES
+        and type(value.get("response_metadata")) is dict
+        and type(value.get("content")) in (str, list)
+    )
 
 
 class _Pieces(list[str]):
@@ -110,7 +129,8 @@ class _Content:
             return
         if self.items is None:
             self.items = [_Pieces(["".join(self.text)])] if any(self.text) else []
-        for k, item in enumerate(content if is_list(content) else ()):  # type: ignore[attr-defined]
+        blocks: list[Any] = list(cast("list[Any]", content)) if is_list(content) else []
+        for k, item in enumerate(blocks):
             self._item(number, f"content[{k}]", item)
 
     def _item(self, number: int, at: str, item: object) -> None:
@@ -119,15 +139,19 @@ class _Content:
             self.items.append(_Pieces([item]) if isinstance(item, str) else item)
             return
         for name in _TEXTS:
-            field(item, name, str, number=number, at=at)
+            if name in item and type(item[name]) is not str:
+                field(item, name, str, number=number, at=at)
         index = item.get("index")
         if isinstance(index, int) and not isinstance(index, bool):
             place = self.at.get(index)
             if place is not None:
-                _merge(number, at, self.items[place], item, 0)
+                block = self.items[place]
+                if not isinstance(block, _Block):  # merged into: a block of the merge's own
+                    block = self.items[place] = _merge(number, at, _Block(), block, 0)
+                _merge(number, at, block, item, 0)
                 return
             self.at[index] = len(self.items)
-        self.items.append(_merge(number, at, _Block(), item, 0))
+        self.items.append(item)  # the chunk's own block, copied only when merged into
 
     def merged(self) -> str | list[Any]:
         if self.items is None:
@@ -143,9 +167,13 @@ def _merge(number: int, at: str, block: _Block, right: Mapping[str, Any], depth:
         raise StreamError(f"{at} nests too deeply to merge", event=number)
     for key, value in right.items():
         current = block.get(key)
+        if type(current) is _Pieces and type(value) is str:  # the common case: more text
+            current.append(value)
+            continue
         where = f"{at}.{key}"
-        if value is None or (key in _KEPT and key in block and depth == 0):
-            block.setdefault(key, value)
+        if value is None or (depth == 0 and key in _KEPT):  # the first value stays
+            if current is None:
+                block[key] = value
         elif current is None:
             block[key] = _own(number, where, value, depth)
         elif isinstance(current, _Pieces) and isinstance(value, str):
@@ -174,9 +202,9 @@ def _same_type(a: object, b: object) -> bool:
 def _own(number: int, at: str, value: object, depth: int) -> object:
     """A value the merge may add to: a string as pieces, a list copied, a dict as a
     block of its own values."""
-    if isinstance(value, str):
+    if type(value) is str or isinstance(value, str):
         return _Pieces([value])
-    if is_list(value):
+    if type(value) is list or is_list(value):
         return list(value)  # type: ignore[call-overload]
     if isinstance(value, Mapping):
         return _merge(number, at, _Block(), value, depth + 1)

@@ -103,6 +103,14 @@ class InteractionMerger:
                 or a field of the wrong JSON type.
         """
         self.events = number
+        if type(event) is dict and event.get("event_type") == "step.delta":
+            delta, index = event.get("delta"), event.get("index")
+            step = self.steps.get(index) if type(index) is int else None
+            if step is not None and type(delta) is dict and delta.get("type") == "text":
+                text = delta.get("text")
+                if type(text) is str:  # the common event, without the general code
+                    _append(_text(step), text)
+                    return
         data = plain(event)
         if not isinstance(data, dict):
             raise StreamError(
