@@ -368,7 +368,9 @@ def _corrupted() -> Iterator[tuple[str, list[dict[str, Any]]]]:
     events[at]["contentBlockDelta"]["delta"]["toolUse"]["input"] = "[" * 50_000 + "]" * 50_000
     yield "bedrock-deep-tool-input", events
     events = _anthropic()
-    events[_first(events, _delta("input_json_delta"))]["delta"]["partial_json"] = "{" * 100_000
+    events[_first(events, _delta("input_json_delta"))]["delta"]["partial_json"] = (
+        "[" * 100_000 + "]" * 100_000
+    )
     yield "anthropic-deep-tool-input", events
     events = _interaction()
     events[_first(events, _text_delta)]["delta"]["text"] = 5
