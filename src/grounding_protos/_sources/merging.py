@@ -17,6 +17,7 @@ from grounding_protos._core.access import get
 from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
 from grounding_protos._quote import shown
+from grounding_protos._sources.common import is_list
 
 # --- Reading an event's fields with their JSON types -----------------------------------------
 
@@ -53,8 +54,8 @@ def _has(value: object, kind: type) -> bool:
         return isinstance(value, (int, float)) and not isinstance(value, bool)
     if kind is dict:
         return isinstance(value, Mapping)
-    if kind is list:
-        return isinstance(value, (list, tuple))
+    if kind is list:  # a protobuf repeated field too (the official clients' messages)
+        return isinstance(value, (list, tuple)) or is_list(value)
     return isinstance(value, kind)
 
 
