@@ -575,3 +575,10 @@ def test_the_stream_harness_keeps_its_contract_on_damaged_seeds(data: st.DataObj
             del seed[at:]
             break
     harness.one_input(bytes(seed))
+
+
+def test_every_harness_runs_in_ci() -> None:
+    """``fuzz/run.py`` (which CI runs) runs every ``fuzz/fuzz_*.py``, this one included."""
+    run = _fuzz_module("run")
+    harnesses = sorted(p.stem.removeprefix("fuzz_") for p in FUZZ.glob("fuzz_*.py"))
+    assert "streams" in harnesses and sorted(run.HARNESSES) == harnesses
