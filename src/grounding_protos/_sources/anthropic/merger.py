@@ -12,7 +12,11 @@ block), ``citations_delta`` (one citation appended to the block's ``citations``)
 stop), ``thinking_delta`` or ``signature_delta``; that is how anthropic-sdk-python's
 ``accumulate_event`` builds the message too. The events its ``messages.stream()``
 helper adds (``text``, ``citation``, ``thinking``, ``signature``, ``input_json``)
-repeat a delta and are skipped.
+repeat a delta and are skipped. Every field is read with its JSON type
+(``_sources.merging.field``): a ``text`` that is no string, a ``citation`` that is no
+object, a ``text_delta`` of a block that is not a text block are a
+:class:`StreamError` naming the event; tool input JSON that nests more than 200 levels
+is kept as text (``stream-tool-input``).
 
 >>> merged, problems = merge_numbered(enumerate([
 ...     {"type": "message_start", "message": {"type": "message", "role": "assistant",

@@ -17,7 +17,11 @@ Deltas: ``text`` appends to the step's text; ``text_annotation_delta`` adds
 step's text deltas are joined into one text content and its annotations attached
 to it unchanged; ``thought_summary`` and ``thought_signature`` go to a ``thought``
 step; a tool step's delta (``google_search_result``, ``url_context_result``, …) adds
-its list fields (``result``) and sets the others. The merged interaction is read by
+its list fields (``result``) and sets the others. Text pieces are joined once, when
+the interaction is built. A second ``step.start`` of a step keeps what the step has
+(its text), takes only the fields it lacked from the new start, and is a
+``stream-repeated-step`` problem. A field of the wrong JSON type is a
+:class:`StreamError` naming the event and the field. The merged interaction is read by
 ``citations.read`` as a whole one. When ``interaction.completed`` carries the steps,
 those are the interaction's. A stream that ends before ``interaction.completed`` (or
 whose status is still in progress) is ``stream-incomplete``.
