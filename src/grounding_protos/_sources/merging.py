@@ -174,6 +174,12 @@ def _depth(data: str) -> int:
     return deepest
 
 
+class Pieces(list[str]):
+    """A text's pieces while a stream is merged, joined once when the merged response
+    is built: appending is constant time, where ``text += piece`` copies the text so
+    far at every event."""
+
+
 # --- Deltas or the whole so far ----------------------------------------------------------------
 
 

@@ -33,7 +33,7 @@ from grounding_protos._sources.frameworks.langchain.reader import (
     is_message,
     message_of,
 )
-from grounding_protos._sources.merging import field, json_kind
+from grounding_protos._sources.merging import Pieces, field, json_kind
 
 
 def is_chunk(value: object) -> bool:
@@ -95,12 +95,8 @@ def _plain_chunk(value: object) -> bool:
     )
 
 
-class _Pieces(list[str]):
-    """A string's pieces while the chunks are merged, joined once at the end."""
-
-
 class _Block(dict[str, Any]):
-    """A block (or a dict inside one) built by the merge, its strings as :class:`_Pieces`."""
+    """A block (or a dict inside one) built by the merge, its strings as :class:`Pieces`."""
 
 
 _TEXTS = ("text", "thinking", "reasoning")  # a block's text fields: strings
@@ -113,8 +109,8 @@ class _Content:
     blocks, where blocks of the same ``index`` merge."""
 
     def __init__(self) -> None:
-        self.text = _Pieces()
-        self.items: list[Any] | None = None  # a list content: _Pieces (strings), blocks
+        self.text = Pieces()
+        self.items: list[Any] | None = None  # a list content: Pieces (strings), blocks
         self.at: dict[int, int] = {}  # a block's index -> its place in items
 
     def add(self, number: int, content: object) -> None:
@@ -122,13 +118,13 @@ class _Content:
             if self.items is None:
                 self.text.append(content)
             elif content:  # a string after a list continues the list's last string
-                if self.items and isinstance(self.items[-1], _Pieces):
+                if self.items and isinstance(self.items[-1], Pieces):
                     self.items[-1].append(content)
                 else:
-                    self.items.append(_Pieces([content]))
+                    self.items.append(Pieces([content]))
             return
         if self.items is None:
-            self.items = [_Pieces(["".join(self.text)])] if any(self.text) else []
+            self.items = [Pieces(["".join(self.text)])] if any(self.text) else []
         blocks: list[Any] = list(cast("list[Any]", content)) if is_list(content) else []
         for k, item in enumerate(blocks):
             self._item(number, f"content[{k}]", item)
@@ -136,7 +132,7 @@ class _Content:
     def _item(self, number: int, at: str, item: object) -> None:
         assert self.items is not None
         if not isinstance(item, Mapping):
-            self.items.append(_Pieces([item]) if isinstance(item, str) else item)
+            self.items.append(Pieces([item]) if isinstance(item, str) else item)
             return
         for name in _TEXTS:
             if name in item and type(item[name]) is not str:
@@ -167,7 +163,7 @@ def _merge(number: int, at: str, block: _Block, right: Mapping[str, Any], depth:
         raise StreamError(f"{at} nests too deeply to merge", event=number)
     for key, value in right.items():
         current = block.get(key)
-        if type(current) is _Pieces and type(value) is str:  # the common case: more text
+        if type(current) is Pieces and type(value) is str:  # the common case: more text
             current.append(value)
             continue
         where = f"{at}.{key}"
@@ -176,9 +172,9 @@ def _merge(number: int, at: str, block: _Block, right: Mapping[str, Any], depth:
                 block[key] = value
         elif current is None:
             block[key] = _own(number, where, value, depth)
-        elif isinstance(current, _Pieces) and isinstance(value, str):
+        elif isinstance(current, Pieces) and isinstance(value, str):
             current.append(value)
-        elif isinstance(current, list) and not isinstance(current, _Pieces) and is_list(value):
+        elif isinstance(current, list) and not isinstance(current, Pieces) and is_list(value):
             current.extend(value)
         elif isinstance(current, _Block) and isinstance(value, Mapping):
             _merge(number, where, current, value, depth + 1)
@@ -203,7 +199,7 @@ def _own(number: int, at: str, value: object, depth: int) -> object:
     """A value the merge may add to: a string as pieces, a list copied, a dict as a
     block of its own values."""
     if type(value) is str or isinstance(value, str):
-        return _Pieces([value])
+        return Pieces([value])
     if type(value) is list or is_list(value):
         return list(value)  # type: ignore[call-overload]
     if isinstance(value, Mapping):
@@ -213,7 +209,7 @@ def _own(number: int, at: str, value: object, depth: int) -> object:
 
 def _joined(value: object) -> object:
     """A merged value with its pieces joined (only what the merge built is walked)."""
-    if isinstance(value, _Pieces):
+    if isinstance(value, Pieces):
         return "".join(value)
     if isinstance(value, _Block):
         return {k: _joined(v) for k, v in value.items()}

@@ -53,7 +53,7 @@ from grounding_protos._core.access import get
 from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
 from grounding_protos._quote import shown
-from grounding_protos._sources.merging import field, index_of, items_of, json_kind
+from grounding_protos._sources.merging import Pieces, field, index_of, items_of, json_kind
 from grounding_protos._sources.parse import error_text
 
 EVENT_TYPES = frozenset({
@@ -81,11 +81,6 @@ def plain(value: object) -> Any:
     if callable(dump):
         return dump(exclude_none=True)
     return value
-
-
-class _Pieces(list[str]):
-    """The text pieces of a step's text content (or thought summary text) while the
-    stream is merged: joined once, by :meth:`InteractionMerger.merged`."""
 
 
 class InteractionMerger:
@@ -267,8 +262,8 @@ def _add_delta(number: int, step: dict[str, Any], delta: dict[str, Any]) -> None
 def _append(item: dict[str, Any], piece: str | None) -> None:
     """A text piece added to a text content's (or summary's) pieces."""
     pieces = item.get("text")
-    if not isinstance(pieces, _Pieces):
-        pieces = item["text"] = _Pieces([pieces] if isinstance(pieces, str) and pieces else [])
+    if not isinstance(pieces, Pieces):
+        pieces = item["text"] = Pieces([pieces] if isinstance(pieces, str) and pieces else [])
     if piece:
         pieces.append(piece)
 
@@ -281,7 +276,7 @@ def _joined(step: dict[str, Any]) -> dict[str, Any]:
         if isinstance(items, list):
             out[key] = [
                 {**i, "text": "".join(i["text"])}
-                if isinstance(i, dict) and isinstance(i.get("text"), _Pieces)
+                if isinstance(i, dict) and isinstance(i.get("text"), Pieces)
                 else i
                 for i in items
             ]
