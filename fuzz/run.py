@@ -27,7 +27,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples"
-HARNESSES = ("wire", "json", "citations", "offsets", "cli", "hostile")
+HARNESSES = ("wire", "json", "citations", "offsets", "cli", "hostile", "streams")
 DONE = re.compile(r"^#(\d+)\s+DONE\s+(?:cov: (\d+)\s+)?(?:ft: (\d+)\s+)?.*?exec/s: (\d+)", re.M)
 PROGRESS = re.compile(r"^#(\d+)\s+\w+\s+(?:cov: (\d+)\s+)?(?:ft: (\d+)\s+)?.*?exec/s: (\d+)", re.M)
 EXECUTED = re.compile(r"stat::number_of_executed_units: (\d+)")
@@ -70,6 +70,13 @@ def seeds(name: str) -> list[bytes]:
     if name == "hostile":  # shape, size (2 bytes), which value; then the document
         return [bytes([kind, 1, k, k * 5]) + doc for doc in documents.values()
                 for kind in range(8) for k in (3, 40)]  # fmt: skip
+    if name == "streams":  # every vendor merger's real-shaped stream, and the recordings
+        sys.path[:0] = [str(HERE), str(HERE.parent)]
+        import streams
+
+        from tests.hostile_streams import STREAMS
+
+        return streams.seeds({name: build() for name, build in STREAMS.items()})
     raise ValueError(f"no harness {name!r}")
 
 

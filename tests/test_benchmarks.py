@@ -141,6 +141,13 @@ def test_stream_benchmark_of_the_openai_family_runs_small(
     assert out.count("end/start") == len(stream_benchmark.VENDORS)
 
 
+def test_stream_growth_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
+    growth = script("stream_growth")
+    ratios = growth.main(scale=0.02, file_events=200, repeat=1)  # asserts each merge is right
+    out = capsys.readouterr().out
+    assert set(ratios) == set(growth.CASES) and out.count(" s   4n: ") == len(growth.CASES)
+
+
 def test_markdown_view_benchmark_runs_at_a_tiny_size(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("markdown_it")
     render_markdown = script("render_markdown")

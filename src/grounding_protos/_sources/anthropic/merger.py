@@ -12,7 +12,11 @@ block), ``citations_delta`` (one citation appended to the block's ``citations``)
 stop), ``thinking_delta`` or ``signature_delta``; that is how anthropic-sdk-python's
 ``accumulate_event`` builds the message too. The events its ``messages.stream()``
 helper adds (``text``, ``citation``, ``thinking``, ``signature``, ``input_json``)
-repeat a delta and are skipped.
+repeat a delta and are skipped. Every field is read with its JSON type
+(``_sources.merging.field``): a ``text`` that is no string, a ``citation`` that is no
+object, a ``text_delta`` of a block that is not a text block are a
+:class:`StreamError` naming the event; tool input JSON that nests more than 200 levels
+is kept as text (``stream-tool-input``).
 
 >>> merged, problems = merge_numbered(enumerate([
 ...     {"type": "message_start", "message": {"type": "message", "role": "assistant",
@@ -30,19 +34,22 @@ repeat a delta and are skipped.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from grounding_protos._core.access import get
 from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
+from grounding_protos._quote import shown
 from grounding_protos._sources.common import describe, is_record, string
 from grounding_protos._sources.merging import (
     OneAnswerMerger,
     Placeable,
+    field,
     incomplete,
+    items_of,
     merge_with,
+    parse_input,
     plain,
 )
 from grounding_protos._sources.parse import error_text
@@ -59,7 +66,7 @@ def _index(number: int, event: Mapping[str, Any], count: int) -> int:
     index = event.get("index")
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < count:
         raise StreamError(
-            f"{event.get('type')} for content block {index!r}, which has not started "
+            f"{shown(event.get('type'))} for content block {shown(index)}, which has not started "
             f"({count} started)",
             event=number,
         )
@@ -121,26 +128,36 @@ class MessageMerger(OneAnswerMerger):
             )
         if kind == "content_block_delta":
             index = _index(number, event, len(self.blocks))
-            delta = event.get("delta")
-            dtype = get(delta, "type")
+            dtype = field(event, "delta.type", str, number=number)
             if dtype == "text_delta":
+                text = field(event, "delta.text", str, number=number) or ""
                 pieces = self.texts[index]
-                text = get(delta, "text")
-                if pieces is not None and isinstance(text, str):
-                    pieces.append(text)
-                    return text
-            elif dtype == "citations_delta":
+                if pieces is None:
+                    raise StreamError(
+                        f"a text_delta for content block {index}, which is not a text block",
+                        event=number,
+                    )
+                pieces.append(text)
+                return text
+            if dtype == "citations_delta":
+                citation = field(event, "delta.citation", dict, number=number)
+                if citation is None:
+                    raise StreamError("a citations_delta without its citation", event=number)
                 citations = self.blocks[index].get("citations")
                 if not isinstance(citations, list):
                     citations = self.blocks[index]["citations"] = []
-                citations.append(get(delta, "citation"))
+                citations.append(citation)
             elif dtype == "input_json_delta":
-                self.inputs.setdefault(index, []).append(get(delta, "partial_json") or "")
+                piece = field(event, "delta.partial_json", str, number=number)
+                self.inputs.setdefault(index, []).append(piece or "")
             elif dtype == "thinking_delta":
+                thinking = field(event, "delta.thinking", str, number=number)
                 if index in self.thinking:
-                    self.thinking[index].append(get(delta, "thinking") or "")
+                    self.thinking[index].append(thinking or "")
             elif dtype == "signature_delta":
-                self.blocks[index]["signature"] = get(delta, "signature")
+                self.blocks[index]["signature"] = field(
+                    event, "delta.signature", str, number=number
+                )
             return ""
         if kind == "message_start":
             if self.message is not None:
@@ -149,35 +166,36 @@ class MessageMerger(OneAnswerMerger):
             if not isinstance(message, Mapping):
                 raise StreamError("message_start without a message", event=number)
             self.message = dict(message)
-            for block in message.get("content") or ():  # (always empty, as sent)
-                self._start(dict(block))
+            for k, block in enumerate(items_of(message, "content", number=number, at="message")):
+                at = f"message.content[{k}]"
+                self._start(number, _block(number, block, at), at)
             return ""
         if self.message is None:
-            raise StreamError(f"{kind} before message_start", event=number)
+            raise StreamError(f"{shown(kind)} before message_start", event=number)
         if kind == "content_block_start":
             block = event.get("content_block")
             if event.get("index") != len(self.blocks) or not isinstance(block, Mapping):
                 raise StreamError(
-                    f"content_block_start of block {event.get('index')!r}, expected block "
+                    f"content_block_start of block {shown(event.get('index'))}, expected block "
                     f"{len(self.blocks)} with a content_block",
                     event=number,
                 )
-            self._start(dict(block))
-            text = block.get("text")
-            return text if block.get("type") == "text" and isinstance(text, str) else ""
+            started = _block(number, block, "content_block")
+            self._start(number, started, "content_block")
+            text = started.get("text")
+            return text if started.get("type") == "text" and isinstance(text, str) else ""
         if kind == "content_block_stop":
             index = _index(number, event, len(self.blocks))
             self._stop(number, index)
             if self.track:
                 self._track_stop(index)
         elif kind == "message_delta":
-            delta = event.get("delta")
-            if isinstance(delta, Mapping):
-                for key, item in delta.items():
-                    if item is not None:
-                        self.message[key] = item
-            usage = event.get("usage")
-            if isinstance(usage, Mapping):
+            delta = field(event, "delta", dict, number=number)
+            for key, item in (delta or {}).items():
+                if item is not None:
+                    self.message[key] = item
+            usage = field(event, "usage", dict, number=number)
+            if usage is not None:
                 before = self.message.get("usage")
                 merged = dict(before) if isinstance(before, Mapping) else {}
                 merged.update((k, v) for k, v in usage.items() if v is not None)
@@ -190,16 +208,20 @@ class MessageMerger(OneAnswerMerger):
             )
         elif kind != "ping" and kind not in _HELPER_EVENTS:
             raise StreamError(
-                f"event type {kind!r} is not part of an Anthropic Messages stream", event=number
+                f"event type {shown(kind)} is not part of an Anthropic Messages stream",
+                event=number,
             )
         return ""
 
-    def _start(self, block: dict[str, Any]) -> None:
-        if isinstance(block.get("citations"), list):
-            block["citations"] = list(block["citations"])  # appended to: never the event's
+    def _start(self, number: int, block: dict[str, Any], at: str) -> None:
+        citations = field(block, "citations", list, number=number, at=at)
+        if citations is not None:
+            block["citations"] = list(citations)  # appended to: never the event's
         if block.get("type") == "thinking":
-            self.thinking[len(self.blocks)] = [block.get("thinking") or ""]
-        self.texts.append([block.get("text") or ""] if block.get("type") == "text" else None)
+            thinking = field(block, "thinking", str, number=number, at=at)
+            self.thinking[len(self.blocks)] = [thinking or ""]
+        text = field(block, "text", str, number=number, at=at)
+        self.texts.append([text or ""] if block.get("type") == "text" else None)
         self.blocks.append(block)
 
     def _track_stop(self, index: int) -> None:
@@ -251,17 +273,27 @@ class MessageMerger(OneAnswerMerger):
         return {**self.message, "content": content}, problems
 
 
+def _block(number: int, block: object, at: str) -> dict[str, Any]:
+    """A content block as the stream starts it: an object with a string ``type``."""
+    if not isinstance(block, Mapping):
+        raise StreamError(f"{at} is not an object: {shown(block)}", event=number)
+    field(block, "type", str, number=number, at=at)
+    return dict(block)
+
+
 def _tool_input(number: int, index: int, data: str) -> tuple[object, Problem | None]:
-    """A tool block's input JSON parsed; text that does not parse is kept, with a problem."""
-    try:
-        return (json.loads(data) if data else {}), None
-    except ValueError:
-        return data, Problem(
-            "stream-tool-input",
-            f"event {number}: the input JSON of tool block {index} does not parse; it is "
-            "kept as text",
-            f"content[{index}].input",
-        )
+    """A tool block's input JSON parsed; text that does not parse (or nests too deep)
+    is kept, with a problem."""
+    if not data:
+        return {}, None
+    value, why = parse_input(data)
+    if why is None:
+        return value, None
+    return data, Problem(
+        "stream-tool-input",
+        f"event {number}: the input JSON of tool block {index} {why}; it is kept as text",
+        f"content[{index}].input",
+    )
 
 
 merge_numbered = merge_with(MessageMerger)

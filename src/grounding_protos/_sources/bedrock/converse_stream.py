@@ -32,7 +32,6 @@ dicts boto3 yields by ``_sources.bedrock.eventstream`` (:data:`EVENTSTREAM`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -41,7 +40,14 @@ from grounding_protos._exceptions import StreamError
 from grounding_protos._quote import shown
 from grounding_protos._sources.bedrock.eventstream import AwsStream
 from grounding_protos._sources.common import describe
-from grounding_protos._sources.merging import OneAnswerMerger, Placeable, incomplete, merge_with
+from grounding_protos._sources.merging import (
+    OneAnswerMerger,
+    Placeable,
+    field,
+    incomplete,
+    merge_with,
+    parse_input,
+)
 
 _EXCEPTIONS = frozenset({
     "internalServerException", "modelStreamErrorException", "validationException",
@@ -132,25 +138,29 @@ class ConverseMerger(OneAnswerMerger):
             raise StreamError(f"not a part of a ConverseStream: {describe(value)}", event=number)
         if kind == "contentBlockDelta":
             block = self._block(number, body)
-            delta = body.get("delta")
-            if not isinstance(delta, Mapping):
+            at = "contentBlockDelta.delta"
+            delta = field(body, "delta", dict, number=number, at="contentBlockDelta")
+            if delta is None:
                 return ""
-            text = delta.get("text")
-            if isinstance(text, str):
+            text = field(delta, "text", str, number=number, at=at)
+            if text is not None:
                 block.text.append(text)
                 return text
-            if "citation" in delta:
-                block.citations.append(delta["citation"])
-            elif isinstance(delta.get("toolUse"), Mapping):
+            citation = field(delta, "citation", dict, number=number, at=at)
+            if citation is not None:
+                block.citations.append(citation)
+            elif field(delta, "toolUse", dict, number=number, at=at) is not None:
                 block.tool_input = block.tool_input or []
-                block.tool_input.append(delta["toolUse"].get("input") or "")
-            elif isinstance(delta.get("reasoningContent"), Mapping):
-                reasoning = delta["reasoningContent"]
+                block.tool_input.append(field(delta, "toolUse.input", str, number=number, at=at)
+                                        or "")  # fmt: skip
+            elif field(delta, "reasoningContent", dict, number=number, at=at) is not None:
+                reasoning = field(delta, "reasoningContent.text", str, number=number, at=at)
                 block.reasoning = block.reasoning or []
-                if isinstance(reasoning.get("text"), str):
-                    block.reasoning.append(reasoning["text"])
-                if reasoning.get("signature") is not None:
-                    block.signature = reasoning["signature"]
+                if reasoning is not None:
+                    block.reasoning.append(reasoning)
+                signature = field(delta, "reasoningContent.signature", str, number=number, at=at)
+                if signature is not None:
+                    block.signature = signature
             return ""
         if kind == "messageStart":
             if self.role is not None:
@@ -161,9 +171,9 @@ class ConverseMerger(OneAnswerMerger):
             raise StreamError(f"{kind} before messageStart", event=number)
         if kind == "contentBlockStart":
             block = self._block(number, body, new=True)
-            start = body.get("start")
-            if isinstance(start, Mapping) and isinstance(start.get("toolUse"), Mapping):
-                block.start = dict(start["toolUse"])
+            tool = field(body, "start.toolUse", dict, number=number, at="contentBlockStart")
+            if tool is not None:
+                block.start = dict(tool)
                 block.tool_input = []
         elif kind == "contentBlockStop":
             self._block(number, body)
@@ -223,14 +233,12 @@ class ConverseMerger(OneAnswerMerger):
     def _content(self, index: int, block: _Block) -> dict[str, Any]:
         if block.tool_input is not None and (block.start or not block.text):
             data = "".join(block.tool_input)
-            try:
-                tool_input: object = json.loads(data) if data else {}
-            except ValueError:
-                tool_input = data
+            tool_input, why = parse_input(data) if data else ({}, None)
+            if why is not None:
                 self.problems.append(
                     Problem(
                         "stream-tool-input",
-                        f"the input JSON of tool block {index} does not parse; it is kept as text",
+                        f"the input JSON of tool block {index} {why}; it is kept as text",
                         f"output.message.content[{index}].toolUse.input",
                     )
                 )

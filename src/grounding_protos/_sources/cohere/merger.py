@@ -36,11 +36,12 @@ from typing import Any
 from grounding_protos._core.access import get
 from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
-from grounding_protos._quote import excerpt
+from grounding_protos._quote import excerpt, shown
 from grounding_protos._sources.common import describe, string
 from grounding_protos._sources.merging import (
     OneAnswerMerger,
     Placeable,
+    field,
     incomplete,
     merge_with,
     plain,
@@ -53,10 +54,6 @@ _SKIPPED = frozenset({"content-end", "tool-call-end", "citation-end", "debug"})
 def is_event(value: object) -> bool:
     """Whether a stream's first event starts a Cohere v2 chat stream."""
     return string(value, "type") == "message-start"
-
-
-def _delta_message(event: Mapping[str, Any]) -> Any:
-    return get(get(event, "delta"), "message")
 
 
 class ChatMerger(OneAnswerMerger):
@@ -94,6 +91,7 @@ class ChatMerger(OneAnswerMerger):
         self.events += 1
         event: Any = value if type(value) is dict else plain(value)
         kind = event.get("type") if self.fast and type(event) is dict else None
+        kind = kind if type(kind) is str else None
         if kind in _SKIPPED and self.response is not None:  # the common events, on their
             return ""  # own path: the same steps without the field access
         if kind == "citation-start" and self.response is not None:
@@ -125,10 +123,9 @@ class ChatMerger(OneAnswerMerger):
             )
         if kind == "content-delta":
             index = self._index(number, event, len(self.content))
-            content = get(_delta_message(event), "content")
             key = self.keys[index]
-            piece = get(content, key)
-            if isinstance(piece, str):
+            piece = field(event, f"delta.message.content.{key}", str, number=number)
+            if piece is not None:
                 self.pieces[index].append(piece)
                 if self.track:
                     self._track_piece(index, piece)
@@ -137,27 +134,25 @@ class ChatMerger(OneAnswerMerger):
         if kind == "message-start":
             if self.response is not None:
                 raise StreamError("a second message-start: another message's stream", event=number)
-            message = _delta_message(event)
-            role = get(message, "role") or "assistant"
+            role = field(event, "delta.message.role", str, number=number) or "assistant"
             self.response = {"id": event.get("id"), "message": {"role": role}}
             if self.response["id"] is None:
                 del self.response["id"]
             return ""
         if self.response is None:
-            raise StreamError(f"{kind} before message-start", event=number)
+            raise StreamError(f"{shown(kind)} before message-start", event=number)
         if kind == "content-start":
-            content = get(_delta_message(event), "content")
-            if event.get("index", len(self.content)) != len(self.content) or not isinstance(
-                content, Mapping
-            ):
+            content = field(event, "delta.message.content", dict, number=number)
+            if event.get("index", len(self.content)) != len(self.content) or content is None:
                 raise StreamError(
-                    f"content-start of item {event.get('index')!r}, expected item "
+                    f"content-start of item {shown(event.get('index'))}, expected item "
                     f"{len(self.content)} with its content",
                     event=number,
                 )
             item = dict(content)
-            key = "thinking" if item.get("type") == "thinking" else "text"
-            first = item.get(key)
+            kind = field(item, "type", str, number=number, at="delta.message.content")
+            key = "thinking" if kind == "thinking" else "text"
+            first = field(item, key, str, number=number, at="delta.message.content")
             self.pieces.append([])
             self.keys.append(key)
             self.content.append(item)
@@ -170,31 +165,31 @@ class ChatMerger(OneAnswerMerger):
                     self._track_piece(len(self.content) - 1, first)
             return first if key == "text" and isinstance(first, str) else ""
         if kind == "citation-start":
-            citation = get(_delta_message(event), "citations")
-            if not isinstance(citation, Mapping):
+            citation = field(event, "delta.message.citations", dict, number=number)
+            if citation is None:
                 raise StreamError("citation-start without a citation", event=number)
             self.citations.append(citation)
             if self.track:
                 self._track_citation(citation)
         elif kind == "tool-plan-delta":
-            piece = get(_delta_message(event), "tool_plan")
-            if isinstance(piece, str):
+            piece = field(event, "delta.message.tool_plan", str, number=number)
+            if piece is not None:
                 self.plan.append(piece)
         elif kind == "tool-call-start":
-            call = get(_delta_message(event), "tool_calls")
-            if not isinstance(call, Mapping):
+            at = "delta.message.tool_calls"
+            call = field(event, at, dict, number=number)
+            if call is None:
                 raise StreamError("tool-call-start without a tool call", event=number)
             call = dict(call)
-            function = call.get("function")
-            call["function"] = dict(function) if isinstance(function, Mapping) else {}
-            arguments = call["function"].get("arguments")
-            self.arguments.append([arguments] if isinstance(arguments, str) else [])
+            call["function"] = dict(field(call, "function", dict, number=number, at=at) or {})
+            arguments = field(call, "function.arguments", str, number=number, at=at)
+            self.arguments.append([arguments] if arguments is not None else [])
             self.calls.append(call)
         elif kind == "tool-call-delta":
             index = self._index(number, event, len(self.calls))
-            calls = get(_delta_message(event), "tool_calls")
-            piece = get(get(calls, "function"), "arguments")
-            if isinstance(piece, str):
+            path = "delta.message.tool_calls.function.arguments"
+            piece = field(event, path, str, number=number)
+            if piece is not None:
                 self.arguments[index].append(piece)
         elif kind == "message-end":
             delta = event.get("delta")
@@ -208,7 +203,7 @@ class ChatMerger(OneAnswerMerger):
             self.stopped = True
         elif kind not in _SKIPPED:
             raise StreamError(
-                f"event type {kind!r} is not part of a Cohere chat stream", event=number
+                f"event type {shown(kind)} is not part of a Cohere chat stream", event=number
             )
         return ""
 
@@ -252,7 +247,8 @@ class ChatMerger(OneAnswerMerger):
         index = event.get("index")
         if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < count:
             raise StreamError(
-                f"{event.get('type')} for item {index!r}, which has not started ({count} started)",
+                f"{shown(event.get('type'))} for item {shown(index)}, which has not started "
+                f"({count} started)",
                 event=number,
             )
         return index

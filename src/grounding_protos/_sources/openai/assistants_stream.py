@@ -41,7 +41,15 @@ from grounding_protos._core.access import get
 from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
 from grounding_protos._quote import shown
-from grounding_protos._sources.merging import incomplete, merge_with, plain, same_json
+from grounding_protos._sources.merging import (
+    field,
+    incomplete,
+    index_of,
+    items_of,
+    merge_with,
+    plain,
+    same_json,
+)
 from grounding_protos._sources.parse import error_text
 
 _OBJECTS = {
@@ -125,7 +133,7 @@ class RunMerger:
     def _message(self, number: int, kind: str, body: dict[str, Any]) -> None:
         key = body.get("id")
         if not isinstance(key, str):
-            raise StreamError(f"{kind} without the message's id", event=number)
+            raise StreamError(f"{shown(kind)} without the message's id", event=number)
         status = kind.removeprefix("thread.message.")
         if status not in ("completed", "incomplete") and key in self.messages:
             self.messages[key].update({k: v for k, v in body.items() if k != "content"})
@@ -135,15 +143,18 @@ class RunMerger:
                 self._check(number, kind, key, body)
             self.done.add(key)
         message = dict(body)  # copied as deep as deltas change it: the message, its parts
-        message["content"] = [dict(p) if isinstance(p, dict) else p
-                              for p in message.get("content") or ()]  # fmt: skip
+        message["content"] = [dict(p) for p in _parts(number, body)]
         message.setdefault("object", "thread.message")
         self.messages[key] = message
-        for j, part in enumerate(message.get("content") or ()):
-            text = part.get("text") if isinstance(part, dict) else None
-            if isinstance(text, dict) and (text.get("value") or status != "created"):
-                self.pieces[key, j] = [text.get("value") or ""]
-                self.notes[key, j] = dict(enumerate(text.get("annotations") or ()))
+        for j, part in enumerate(message["content"]):
+            at = f"content[{j}].text"
+            value = field(part, "text.value", str, number=number, at=f"content[{j}]")
+            notes = items_of(part, "text.annotations", number=number, at=f"content[{j}]")
+            if field(part, "text", dict, number=number, at=at) is not None and (
+                value or status != "created"
+            ):
+                self.pieces[key, j] = [value or ""]
+                self.notes[key, j] = dict(enumerate(notes))
 
     def _text_delta(self, body: dict[str, Any], texts: dict[int, str] | None) -> bool:
         """A delta of one text piece of a known message's part that already has text,
@@ -176,31 +187,36 @@ class RunMerger:
             message = self.messages[key] = {"id": key, "object": "thread.message",
                                             "role": "assistant", "content": []}  # fmt: skip
         content = message.setdefault("content", [])
-        for position, part in enumerate((body.get("delta") or {}).get("content") or ()):
+        for position, part in enumerate(items_of(body, "delta.content", number=number)):
+            at = f"delta.content[{position}]"
             if not isinstance(part, dict):
-                continue
-            j = part.get("index", position)
-            if not isinstance(j, int) or isinstance(j, bool) or not 0 <= j < 1 << 16:
-                raise StreamError(f"delta.content[{position}].index {shown(j)} is not an index",
-                                  event=number)  # fmt: skip
+                raise StreamError(f"{at} is not an object: {shown(part)}", event=number)
+            j = index_of(part, "index", number=number, at=at, default=position)
+            kind = field(part, "type", str, number=number, at=at)
+            if j is None or j >= 1 << 16:
+                raise StreamError(f"{at}.index {shown(j)} is not an index", event=number)
             while len(content) <= j:
-                content.append({"type": part.get("type") or "text"})
-            if part.get("type") != "text":
+                content.append({"type": kind or "text"})
+            if kind != "text":
                 content[j] = {k: v for k, v in part.items() if k != "index"}
                 continue
+            if not isinstance(content[j], dict):
+                raise StreamError(f"content[{j}] of the message is not an object",
+                                  event=number)  # fmt: skip
             content[j].setdefault("text", {"value": "", "annotations": []})
-            text = part.get("text") or {}
-            value = text.get("value")
-            if isinstance(value, str) and value:
+            value = field(part, "text.value", str, number=number, at=at)
+            if value:
                 self.pieces.setdefault((key, j), []).append(value)
                 if texts is not None:
                     texts[0] = texts.get(0, "") + value
             notes = self.notes.setdefault((key, j), {})
-            for k, note in enumerate(text.get("annotations") or ()):
+            for k, note in enumerate(items_of(part, "text.annotations", number=number, at=at)):
+                where = f"{at}.text.annotations[{k}]"
                 if not isinstance(note, dict):
-                    continue
-                at = note.get("index", len(notes) + k)
-                merged = notes.setdefault(at if isinstance(at, int) else len(notes), {})
+                    raise StreamError(f"{where} is not an object: {shown(note)}", event=number)
+                index = index_of(note, "index", number=number, at=where, default=len(notes))
+                assert index is not None
+                merged = notes.setdefault(index, {})  # later deltas complete an annotation
                 merged.update({n: v for n, v in note.items() if n != "index"})
             self.pieces.setdefault((key, j), [])
 
@@ -210,14 +226,19 @@ class RunMerger:
 
     def _check(self, number: int, kind: str, key: str, body: dict[str, Any]) -> None:
         position = list(self.messages).index(key)
-        for j, part in enumerate(body.get("content") or ()):
-            text = part.get("text") if isinstance(part, dict) else None
-            if not isinstance(text, dict) or (key, j) not in self.pieces:
+        for j, part in enumerate(_parts(number, body)):
+            at = f"content[{j}]"
+            if (
+                field(part, "text", dict, number=number, at=at) is None
+                or (key, j) not in self.pieces
+            ):
                 continue
             value, notes = self._built(key, j)
+            sent = field(part, "text.value", str, number=number, at=at) or ""
+            sent_notes = items_of(part, "text.annotations", number=number, at=at)
             for what, same in (
-                ("text", value == (text.get("value") or "")),
-                ("annotations", same_json(notes, text.get("annotations") or [])),
+                ("text", value == sent),
+                ("annotations", same_json(notes, sent_notes)),
             ):
                 if not same:
                     self.problems.append(Problem(
@@ -258,15 +279,24 @@ class RunMerger:
         merged = self.merged()
         if not self.messages:
             what = "a thread message" + (
-                f" (the run is {self.run_status})" if self.run_status else "")  # fmt: skip
+                f" (the run is {shown(self.run_status)})" if self.run_status else "")  # fmt: skip
             problems.append(incomplete(self.events, what, "content"))
         elif not self.done.issuperset(self.messages):
             problems.append(incomplete(self.events, "thread.message.completed", "status"))
         elif self.run_status is not None and self.run_status not in _RUN_DONE:
             what = ("a completed run" if self.run_status not in _RUN_STOPPED
-                    else f"completing the run (it was {self.run_status})")  # fmt: skip
+                    else f"completing the run (it was {shown(self.run_status)})")  # fmt: skip
             problems.append(incomplete(self.events, what, "run.status"))
         return merged, problems
+
+
+def _parts(number: int, body: object) -> list[dict[str, Any]]:
+    """A message's ``content``: a list of objects (empty when absent)."""
+    parts = items_of(body, "content", number=number)
+    for j, part in enumerate(parts):
+        if not isinstance(part, dict):
+            raise StreamError(f"content[{j}] is not an object: {shown(part)}", event=number)
+    return parts
 
 
 def _what(data: dict[str, Any]) -> str:

@@ -34,18 +34,26 @@ A choice without a ``finish_reason`` when the stream ends is ``stream-incomplete
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from grounding_protos._core.access import get
 from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
 from grounding_protos._quote import shown
-from grounding_protos._sources.merging import incomplete, merge_with, plain
+from grounding_protos._sources.merging import (
+    field,
+    incomplete,
+    index_of,
+    items_of,
+    merge_with,
+    plain,
+)
 from grounding_protos._sources.mistral.merger import add_text, built
 from grounding_protos._sources.parse import error_text
 
 _SKIPPED = frozenset({"choices", "object", "error"})
+_TEXTS = frozenset({"refusal", "reasoning"})  # a delta's text pieces
 _DONE = "chat.completion.done"  # Perplexity's last event: the whole response again
 # Perplexity's chunks say "chat.completion"; Azure's first chunk (its prompt_filter_results,
 # no choices) says "" (with an empty id and model)
@@ -185,31 +193,37 @@ class ChatMerger:
         state = self.choices.get(index)
         if state is None:
             state = self.choices[index] = _Choice(index)
-        delta = choice.get("delta")
-        if isinstance(delta, dict):
-            content = delta.get("content")
-            if isinstance(content, list):  # chunks (Mistral): kept as chunks
-                content = _chunks(state, number, position, content)
-            elif isinstance(content, str) and content and state.chunks is not None:
-                add_text(state.chunks, content)
-            elif isinstance(content, str) and content:
-                state.pieces.append(content)
-            if isinstance(content, str) and content and texts is not None:
+        at = f"choices[{position}]"
+        delta = field(choice, "delta", dict, number=number, at=at)
+        if delta is not None:
+            at = f"{at}.delta"
+            listed = delta.get("content") if isinstance(delta, Mapping) else None
+            if isinstance(listed, list):  # chunks (Mistral): kept as chunks
+                content: str | None = _chunks(state, number, position, listed)
+            else:
+                content = field(delta, "content", str, number=number, at=at)
+                if content and state.chunks is not None:
+                    add_text(state.chunks, content)
+                elif content:
+                    state.pieces.append(content)
+            if content and texts is not None:
                 texts[index] = texts.get(index, "") + content
-            notes = delta.get("annotations")
-            if isinstance(notes, list):
-                state.annotations.extend(notes)  # kept as sent, never changed
-            for call in delta.get("tool_calls") or ():
-                _tool_call(state, call)
+            # kept as sent, never changed
+            state.annotations.extend(items_of(delta, "annotations", number=number, at=at))
+            for k, call in enumerate(items_of(delta, "tool_calls", number=number, at=at)):
+                _tool_call(number, f"{at}.tool_calls[{k}]", state, call)
             for key, value in delta.items():
                 if key in ("content", "annotations", "tool_calls") or value is None:
                     continue
-                if key in ("refusal", "reasoning") and isinstance(value, str):
-                    state.message[key] = (state.message.get(key) or "") + value
+                if key in _TEXTS:
+                    piece = field(delta, key, str, number=number, at=at)
+                    state.message[key] = (state.message.get(key) or "") + (piece or "")
+                elif key == "role":
+                    state.message[key] = field(delta, key, str, number=number, at=at)
                 else:
-                    state.message[key] = copy.deepcopy(value)
-        reason = choice.get("finish_reason")
-        if isinstance(reason, str):
+                    state.message[key] = value  # kept as sent, never changed
+        reason = field(choice, "finish_reason", str, number=number, at=f"choices[{position}]")
+        if reason is not None:
             state.finish_reason = reason
         for key in ("logprobs", "native_finish_reason"):
             if choice.get(key) is not None:
@@ -311,21 +325,21 @@ def _chunks(state: _Choice, number: int, position: int, content: list[Any]) -> s
     return "".join(added)
 
 
-def _tool_call(state: _Choice, call: object) -> None:
+def _tool_call(number: int, at: str, state: _Choice, call: object) -> None:
     if not isinstance(call, dict):
-        return
-    index = call.get("index", len(state.tools))
-    if not isinstance(index, int):
-        index = len(state.tools)
+        raise StreamError(f"{at} is not an object: {shown(call)}", event=number)
+    index = index_of(call, "index", number=number, at=at, default=len(state.tools))
+    assert index is not None
     tool = state.tools.setdefault(index, {})
     for key, value in call.items():
         if key == "index" or value is None:
             continue
-        if key == "function" and isinstance(value, dict):
+        if key == "function":
             function = tool.setdefault("function", {})
-            for name, part in value.items():
-                if name == "arguments" and isinstance(part, str):
-                    function["arguments"] = (function.get("arguments") or "") + part
+            for name in field(call, "function", dict, number=number, at=at) or {}:
+                part = field(value, name, str, number=number, at=f"{at}.function")
+                if name == "arguments":  # pieces of the arguments' JSON text
+                    function["arguments"] = (function.get("arguments") or "") + (part or "")
                 elif part is not None:
                     function[name] = part
         else:

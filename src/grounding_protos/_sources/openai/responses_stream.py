@@ -54,7 +54,15 @@ from grounding_protos._core.access import get
 from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
 from grounding_protos._quote import shown
-from grounding_protos._sources.merging import incomplete, merge_with, plain, same_json
+from grounding_protos._sources.merging import (
+    field,
+    incomplete,
+    index_of,
+    items_of,
+    merge_with,
+    plain,
+    same_json,
+)
 from grounding_protos._sources.parse import error_text
 
 _STATUS = frozenset({"response.created", "response.in_progress", "response.queued"})
@@ -76,6 +84,7 @@ class ResponsesMerger:
         # (output_index, content_index) -> the text deltas of that part, not yet joined
         self.pieces: dict[tuple[int, int], list[str]] = {}
         self.notes: dict[tuple[int, int], dict[int, Any]] = {}  # annotations by index
+        self.repeated: dict[tuple[int, int], list[Any]] = {}  # at an index already taken
         self.arguments: dict[int, list[str]] = {}
         self.final: dict[str, Any] | None = None
         self.final_event = 0
@@ -94,16 +103,16 @@ class ResponsesMerger:
             self._delta(number, event, texts)  # the common event, without plain()
             return
         data = plain(event)
-        kind = data.get("type") if isinstance(data, dict) else None
+        if not isinstance(data, dict):
+            raise StreamError(f"not an event of an OpenAI Responses stream: {_what(data)}",
+                              event=number)  # fmt: skip
+        kind = field(data, "type", str, number=number)
         if kind == "response.output_text.delta":
             self._delta(number, data, texts)
         elif kind == "response.output_text.annotation.added":
-            key = self._part_key(number, data)
-            index = data.get("annotation_index")
-            notes = self.notes.setdefault(key, {})
-            notes[index if isinstance(index, int) else len(notes)] = data.get("annotation")
+            self._annotation(number, data)
         elif kind in _STATUS:
-            self._update(data.get("response"))
+            self._update(field(data, "response", dict, number=number))
         elif kind in _FINAL:
             final = data.get("response")
             if not isinstance(final, dict):
@@ -123,27 +132,32 @@ class ResponsesMerger:
             i = _index(number, data, "output_index")
             item = _item(number, data)
             self._check(number, [*([None] * i), item], kind, "output")
-            self._settle(i, item)
+            self._settle(number, i, item)
         elif kind == "response.content_part.added":
             self._set_part(number, data)
         elif kind == "response.content_part.done":
             i, j = self._part_key(number, data)
-            part = data.get("part")
-            if isinstance(part, dict):
-                self._check_part(number, i, j, part, kind)
+            part = field(data, "part", dict, number=number)
+            if part is not None:
+                self._check_part(number, i, j, dict(part), kind)
                 self._set_part(number, data)
         elif kind == "response.output_text.done":
             i, j = self._part_key(number, data)
-            text = data.get("text")
-            if isinstance(text, str):
+            text = field(data, "text", str, number=number)
+            if text is not None:
                 self._check_part(number, i, j, {"text": text}, kind)
                 self.pieces[i, j] = [text]
         elif kind == "response.refusal.delta":
-            part = self._part(*self._part_key(number, data))
-            part["refusal"] = (part.get("refusal") or "") + (data.get("delta") or "")
+            piece = field(data, "delta", str, number=number)
+            part = self._part(number, *self._part_key(number, data))
+            if not isinstance(part.get("refusal", ""), str):
+                raise StreamError(f"a refusal delta for a part whose refusal is "
+                                  f"{shown(part['refusal'])}", event=number)  # fmt: skip
+            part["refusal"] = (part.get("refusal") or "") + (piece or "")
         elif kind == "response.function_call_arguments.delta":
             i = _index(number, data, "output_index")
-            self.arguments.setdefault(i, []).append(data.get("delta") or "")
+            piece = field(data, "delta", str, number=number)
+            self.arguments.setdefault(i, []).append(piece or "")
         elif not (isinstance(kind, str) and kind.startswith("response.")):
             raise StreamError(
                 f"not an event of an OpenAI Responses stream: {_what(data)}", event=number
@@ -160,7 +174,7 @@ class ResponsesMerger:
             )
         pieces = self.pieces.get(key)
         if pieces is None:
-            self._part(*key)
+            self._part(number, *key)
             pieces = self.pieces[key] = []
         pieces.append(delta)
         if texts is not None:
@@ -169,7 +183,7 @@ class ResponsesMerger:
     def _part_key(self, number: int, event: dict[str, Any]) -> tuple[int, int]:
         return _index(number, event, "output_index"), _index(number, event, "content_index")
 
-    def _part(self, i: int, j: int) -> dict[str, Any]:
+    def _part(self, number: int, i: int, j: int) -> dict[str, Any]:
         """Content part ``j`` of output item ``i``, made (an ``output_text`` of a
         ``message``) when the stream never announced it."""
         item = self.items.get(i)
@@ -178,32 +192,62 @@ class ResponsesMerger:
         content = item.setdefault("content", [])
         while len(content) <= j:
             content.append({"type": "output_text", "text": "", "annotations": []})
-        part: dict[str, Any] = content[j]
+        part = content[j]
+        if not isinstance(part, dict):
+            raise StreamError(f"output[{i}].content[{j}] is not an object: {shown(part)}",
+                              event=number)  # fmt: skip
         return part
+
+    def _annotation(self, number: int, data: dict[str, Any]) -> None:
+        """An ``annotation.added`` event: the annotation at its ``annotation_index``. The
+        same annotation again at a taken index is a repeat; another one there is kept
+        too, after all the part's others, with a ``stream-repeated-index`` problem."""
+        key = self._part_key(number, data)
+        annotation = field(data, "annotation", dict, number=number)
+        notes = self.notes.setdefault(key, {})
+        index = index_of(data, "annotation_index", number=number, default=len(notes))
+        assert index is not None
+        if index in notes:
+            if same_json(notes[index], annotation):
+                return
+            self.problems.append(Problem(
+                "stream-repeated-index",
+                f"event {number} adds another annotation at annotation_index {index}, "
+                "which an earlier event took; both are kept, this one after the others",
+                f"output[{key[0]}].content[{key[1]}].annotations[{index}]",
+            ))  # fmt: skip
+            self.repeated.setdefault(key, []).append(annotation)
+            return
+        notes[index] = annotation
 
     def _set_part(self, number: int, event: dict[str, Any]) -> None:
         i, j = self._part_key(number, event)
-        part = event.get("part")
-        if not isinstance(part, dict):
-            raise StreamError(f"{event.get('type')} without its part", event=number)
-        self._part(i, j)
+        part = field(event, "part", dict, number=number)
+        if part is None:
+            raise StreamError(f"{shown(event.get('type'))} without its part", event=number)
+        self._part(number, i, j)
         part = dict(part)  # a copy of what is changed in place (never the text or notes)
         self.items[i]["content"][j] = part
-        text = part.get("text")
-        if isinstance(text, str) and (text or (i, j) not in self.pieces):
+        text = field(part, "text", str, number=number, at="part")
+        if text is not None and (text or (i, j) not in self.pieces):
             self.pieces[i, j] = [text]
-        notes = part.get("annotations")
-        if isinstance(notes, list) and (notes or (i, j) not in self.notes):
+        notes = field(part, "annotations", list, number=number, at="part")
+        if notes is not None and (notes or (i, j) not in self.notes):
             self.notes[i, j] = dict(enumerate(notes))
+            self.repeated.pop((i, j), None)
 
-    def _settle(self, i: int, item: dict[str, Any]) -> None:
+    def _settle(self, number: int, i: int, item: dict[str, Any]) -> None:
         """Output item ``i`` as its ``output_item.done`` event gives it."""
         self.items[i] = item
         self.arguments.pop(i, None)
         for j, part in enumerate(item.get("content") or ()):
-            if isinstance(part, dict) and isinstance(part.get("text"), str):
-                self.pieces[i, j] = [part["text"]]
-                self.notes[i, j] = dict(enumerate(part.get("annotations") or ()))
+            at = f"item.content[{j}]"
+            text = field(part, "text", str, number=number, at=at)
+            if text is not None:
+                self.pieces[i, j] = [text]
+                notes = items_of(part, "annotations", number=number, at=at)
+                self.notes[i, j] = dict(enumerate(notes))
+                self.repeated.pop((i, j), None)
 
     def _update(self, response: object) -> None:
         if isinstance(response, dict):
@@ -224,9 +268,8 @@ class ResponsesMerger:
         if not isinstance(output, list):
             return
         for i, item in enumerate(output):
-            if not isinstance(item, dict):
-                continue
-            for j, part in enumerate(item.get("content") or ()):
+            content = item.get("content") if isinstance(item, dict) else None
+            for j, part in enumerate(content if isinstance(content, list) else ()):
                 if isinstance(part, dict) and part.get("type") == "output_text":
                     self._check_part(number, i, j, part, kind)
 
@@ -235,7 +278,7 @@ class ResponsesMerger:
             return None
         text = "".join(self.pieces.get((i, j), ()))
         notes = self.notes.get((i, j), {})
-        return text, [notes[k] for k in sorted(notes)]
+        return text, [*(notes[k] for k in sorted(notes)), *self.repeated.get((i, j), ())]
 
     def _mismatch(self, number: int, kind: str, path: str, what: str) -> None:
         self.problems.append(
@@ -290,12 +333,19 @@ def _index(number: int, event: dict[str, Any], name: str) -> int:
 def _item(number: int, event: dict[str, Any]) -> dict[str, Any]:
     """The event's item, copied as deep as the merge changes it in place (the item and
     its content parts; their text and annotations are replaced, never changed)."""
-    item = event.get("item")
-    if not isinstance(item, dict):
-        raise StreamError(f"{event.get('type')} without its item", event=number)
+    item = field(event, "item", dict, number=number)
+    if item is None:
+        raise StreamError(f"{shown(event.get('type'))} without its item", event=number)
     item = dict(item)
-    if isinstance(item.get("content"), list):
-        item["content"] = [dict(p) if isinstance(p, dict) else p for p in item["content"]]
+    field(item, "type", str, number=number, at="item")
+    field(item, "arguments", str, number=number, at="item")  # joined to its deltas
+    if "content" in item:
+        content = items_of(item, "content", number=number, at="item")
+        for j, part in enumerate(content):
+            if not isinstance(part, dict):
+                raise StreamError(f"item.content[{j}] is not an object: {shown(part)}",
+                                  event=number)  # fmt: skip
+        item["content"] = [dict(p) for p in content]
     return item
 
 

@@ -29,6 +29,7 @@ from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
 from grounding_protos._sources.common import describe, string
 from grounding_protos._sources.google.gemini.merger import Candidate
+from grounding_protos._sources.merging import field
 
 _ANSWER_FIELDS = ("content", "grounding_metadata", "citation_metadata", "finish_reason")
 
@@ -74,7 +75,7 @@ def merge_events(events: Iterable[tuple[int, object]]) -> tuple[object, list[Pro
         count += 1
         if string(event, "author") == "user":
             continue
-        if get(event, "partial") is True:
+        if field(event, "partial", bool, number=number):
             partial.append((number, event))
             continue
         partial = []  # a whole event closes the partial ones before it

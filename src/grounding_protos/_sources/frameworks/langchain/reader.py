@@ -17,7 +17,9 @@ What is read, first match wins:
   message.
 - text blocks with LangChain's standard ``citation`` annotations (``output_version="v1"``,
   and what ``convert.to_ai_message`` writes): ``start_index``/``end_index`` are
-  Python string indices into their own text block.
+  Python string indices into their own text block; ``cited_text`` is, by LangChain's
+  ``Citation`` type, an excerpt of the *source*: kept as the source's ``text`` (beside
+  ``extras["source_text"]``, which wins), never matched against the answer.
 - text blocks with OpenAI annotations (langchain-openai, Responses API): read as an
   OpenAI response, in OpenAI's character offsets (``file_index`` is LangChain's name of
   a ``file_citation``'s ``index``).
@@ -170,13 +172,12 @@ def _read_standard(blocks: list[Any]) -> RawAnswer:
             if string(annotation, "type") != "citation":
                 continue
             path = f"content[{i}].annotations[{j}]"
-            source = _standard_source(annotation)
+            source = _standard_source(annotation)  # cited_text: an excerpt of the source
             start, end = get(annotation, "start_index"), get(annotation, "end_index")
             if start is None and end is None:  # no position: a source of the whole answer
                 raw.answer_sources.append((path, source))
                 continue
             span = RawSpan(path, _shifted(start, at), _shifted(end, at), "citation")
-            span.segment_text = get(annotation, "cited_text")
             span.refs = [table.ref(source, path)]
             span.names = ("start_index", "end_index", "part_index")
             raw.spans.append(span)
@@ -210,5 +211,5 @@ def _standard_source(annotation: object) -> Source:
         domain=text_or_none(extras.get("domain")),
         document=text_or_none(extras.get("document")),
         page=text_or_none(extras.get("page")),
-        text=text_or_none(extras.get("source_text")),
+        text=text_or_none(extras.get("source_text")) or text_or_none(get(annotation, "cited_text")),
     )

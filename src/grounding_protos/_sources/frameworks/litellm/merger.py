@@ -27,8 +27,9 @@ from typing import Any
 from grounding_protos._core.access import get, items, unwrap
 from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
-from grounding_protos._sources.common import describe, is_list, string
+from grounding_protos._sources.common import describe, is_list
 from grounding_protos._sources.frameworks.litellm.reader import FIELD, grounding_entries
+from grounding_protos._sources.merging import field, index_of
 
 
 def is_chunk(value: object) -> bool:
@@ -60,13 +61,14 @@ def merge_chunks(events: Iterable[tuple[int, object]]) -> tuple[dict[str, Any], 
             raise StreamError(f"not a LiteLLM stream chunk: {describe(chunk)}", event=number)
         count += 1
         for position, choice in enumerate(items(chunk, "choices")):
-            index = get(choice, "index")
-            index = index if isinstance(index, int) and not isinstance(index, bool) else position
-            content = get(get(choice, "delta"), "content")
+            at = f"choices[{position}]"
+            index = index_of(choice, "index", number=number, at=at, default=position)
+            assert index is not None
+            content = field(choice, "delta.content", str, number=number, at=at)
             pieces = texts.setdefault(index, [])
-            if isinstance(content, str):
+            if content is not None:
                 pieces.append(content)
-            reason = string(choice, "finish_reason")
+            reason = field(choice, "finish_reason", str, number=number, at=at)
             if reason:
                 reasons[index] = reason
         entries = grounding_entries(chunk)

@@ -182,18 +182,22 @@ class _Citations:
             )
 
     def own(self, citation: object, path: str, at_byte: int, content: str) -> None:
-        """pydantic-ai's own citation: character positions within the part."""
-        sources = [self.source(s, f"{path}.sources[{k}]")
-                   for k, s in enumerate(items(citation, "sources"))]  # fmt: skip
+        """pydantic-ai's own citation: character positions within the part. Without a
+        position (no anchor, or one with neither ``start`` nor ``end``) its sources are
+        sources of the whole answer, declared once; an anchor that is no record keeps
+        its value as both positions, for resolve to report."""
         anchor = get(citation, "anchor")
-        if anchor is None:
+        if is_record(anchor):
+            start, end = get(anchor, "start"), get(anchor, "end")
+        else:
+            start = end = anchor
+        if start is None and end is None:
             for k, s in enumerate(items(citation, "sources")):
                 self.raw.answer_sources.append((f"{self.prefix}{path}.sources[{k}]", _source(s)))
             return
-        start, end = (
-            _byte(get(anchor, "start"), content, at_byte),
-            _byte(get(anchor, "end"), content, at_byte),
-        )
+        sources = [self.source(s, f"{path}.sources[{k}]")
+                   for k, s in enumerate(items(citation, "sources"))]  # fmt: skip
+        start, end = _byte(start, content, at_byte), _byte(end, content, at_byte)
         span = RawSpan(self.prefix + path, start, end, "citation", ref_path=".sources[{}]",
                        offsets=".anchor", names=("start", "end", "part_index"))  # fmt: skip
         span.refs = list(sources)

@@ -13,11 +13,14 @@ the part, so :func:`merge_answer_chunks` takes ``offsets=``:
 - ``"chunk"``: offsets count from the start of their own part; they are shifted by
   the UTF-8 length of the text before it.
 
-A part whose ``answerText`` starts with the whole text merged so far is taken as
-cumulative (the answer so far, not a delta): it replaces the text and its offsets
-count the whole answer whatever ``offsets`` says. References work the same way: a
-part whose references start with those merged so far replaces them; otherwise its
-references are appended and its ``referenceId`` values shifted to match.
+The parts are deltas, unless the whole stream says otherwise by the rule of
+``docs/streams.md`` (:func:`~grounding_protos._sources.merging.cumulative`): every
+non-empty ``answerText`` after the first repeats the one before it and adds to it.
+Then each part is the answer so far: the last one's text is the answer, offsets
+count the whole answer whatever ``offsets`` says, and :func:`merge_numbered` says
+so with a ``stream-cumulative`` problem. References: a part whose references start
+with those merged so far replaces them (their ids mean the same either way);
+otherwise its references are appended and its ``referenceId`` values shifted to match.
 
 >>> merged = merge_answer_chunks([
 ...     {"answer": {"state": "STREAMING", "answerText": "Köln liegt am Rhein. "}},
@@ -42,6 +45,7 @@ from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import ArgumentValueError, StreamError, UnsupportedInputError
 from grounding_protos._sources.common import describe, is_record
 from grounding_protos._sources.google.answer.reader import is_answer, is_query_response
+from grounding_protos._sources.merging import cumulative, cumulative_problem, field
 
 StreamOffsets = Literal["answer", "chunk"]
 _SPAN_LISTS = ("citations", "groundingSupports")
@@ -80,9 +84,11 @@ def merge_numbered(events: Iterable[tuple[int, object]]) -> tuple[dict[str, Any]
         if not is_chunk(value):
             raise StreamError("not a part of a streamed Discovery Engine answer", event=number)
         chunks.append(value)
-    merged = merge_answer_chunks(chunks)
+    merged, parts = _merge(chunks, "answer")
     state = merged.get("state")
     problems = []
+    if parts:
+        problems.append(cumulative_problem(parts, "answerText", "answer.answerText"))
     if state in (None, "STREAMING", "IN_PROGRESS", "STATE_UNSPECIFIED"):
         problems.append(
             Problem(
@@ -108,20 +114,26 @@ def merge_answer_chunks(
     Raises:
         UnsupportedInputError: a chunk is neither an ``AnswerQueryResponse`` nor an
             ``Answer``.
+        StreamError: a part's ``answerText`` is not a string (naming the part's number).
         ArgumentValueError: ``offsets`` is not ``"answer"`` or ``"chunk"``.
     """
     if offsets not in ("answer", "chunk"):
         raise ArgumentValueError(f"offsets must be 'answer' or 'chunk', not {offsets!r}")
+    return _merge(chunks, offsets)[0]
+
+
+def _merge(chunks: Iterable[object], offsets: StreamOffsets) -> tuple[dict[str, Any], int]:
+    """:func:`merge_answer_chunks`, and how many parts were taken as cumulative (0 when
+    the parts were deltas)."""
+    answers = [_answer_of(chunk, position) for position, chunk in enumerate(chunks)]
+    texts = [_text_of(answer, position) for position, answer in enumerate(answers)]
+    whole = cumulative(texts)
     merged: dict[str, Any] = {}
     text = ""
     references: list[Any] = []
-    for position, chunk in enumerate(chunks):
-        answer = _answer_of(chunk, position)
-        part = get(answer, "answer_text")
-        part = part if isinstance(part, str) else ""
-        cumulative = bool(text) and part.startswith(text)
-        shift = 0 if cumulative or offsets == "answer" else len(text.encode("utf-8"))
-        text = part if cumulative else text + part
+    for answer, part in zip(answers, texts, strict=True):
+        shift = 0 if whole or offsets == "answer" else len(text.encode("utf-8"))
+        text = (part or text) if whole else text + part
         part_references = list(items(answer, "references"))
         id_shift = 0
         if part_references:
@@ -149,7 +161,16 @@ def merge_answer_chunks(
         merged["answerText"] = text
     if references:
         merged["references"] = list(references)
-    return {k: v for k, v in merged.items() if v != []}
+    return {k: v for k, v in merged.items() if v != []}, (sum(map(bool, texts)) if whole else 0)
+
+
+def _text_of(answer: Mapping[str, Any], position: int) -> str:
+    """A part's ``answerText`` (empty when absent).
+
+    Raises:
+        StreamError: it is not a string.
+    """
+    return field(answer, "answer_text", str, number=position + 1, at="answer") or ""
 
 
 def _answer_of(chunk: object, position: int) -> Mapping[str, Any]:

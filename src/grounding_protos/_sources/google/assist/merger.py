@@ -7,8 +7,10 @@
 fragments) to be appended to the ones received in previous responses"; a response
 that adds nothing has no ``answer``; the last one has the final state
 (``SUCCEEDED``, ``FAILED`` or ``SKIPPED``) and the answer's ``name``. So, as a
-``:streamAnswer`` is merged: replies are appended in order (a response whose replies
-start with every reply merged so far is taken as cumulative and replaces them),
+``:streamAnswer`` is merged: replies are appended in order (unless by the rule of
+``docs/streams.md`` every response's replies repeat the ones before and add to them:
+then the last response's replies are the answer's, with a ``stream-cumulative``
+problem),
 ``state`` and ``name`` come from the last response that has them, skipped reasons
 are united, and the merged answer is read as a whole one. A stream that ends in
 state ``IN_PROGRESS`` (or none) is ``stream-incomplete``.
@@ -32,11 +34,12 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from grounding_protos._core.access import get, items, unwrap
+from grounding_protos._core.access import get, unwrap
 from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
 from grounding_protos._sources.common import describe
 from grounding_protos._sources.google.assist.reader import is_assist_answer, is_assist_response
+from grounding_protos._sources.merging import cumulative, cumulative_problem, items_of
 
 
 def is_chunk(value: object) -> bool:
@@ -75,7 +78,7 @@ def merge_assist_chunks(
     Raises:
         StreamError: a chunk that is not a ``StreamAssistResponse``.
     """
-    replies: list[Any] = []
+    parts: list[list[Any]] = []  # each response's replies
     answer: dict[str, Any] = {}
     response: dict[str, Any] = {}
     reasons: list[Any] = []
@@ -96,11 +99,7 @@ def merge_assist_chunks(
                     response[key] = value[key]
         if inner is None:
             continue
-        part = list(items(inner, "replies"))
-        if replies and part[: len(replies)] == replies:
-            replies = part  # cumulative: the replies so far, and more
-        else:
-            replies += part
+        parts.append(items_of(inner, "replies", number=number, at="answer"))
         for key, item in inner.items():
             if key in ("replies",):
                 continue
@@ -110,8 +109,12 @@ def merge_assist_chunks(
                 answer[key] = item
     if reasons:
         answer["assistSkippedReasons"] = reasons
-    answer["replies"] = replies
     problems = []
+    if cumulative(parts):
+        answer["replies"] = next(p for p in reversed(parts) if p)
+        problems.append(cumulative_problem(sum(map(bool, parts)), "replies", "answer.replies"))
+    else:
+        answer["replies"] = [reply for part in parts for reply in part]
     state = get(answer, "state")
     if state in (None, "IN_PROGRESS", "STATE_UNSPECIFIED"):
         problems.append(

@@ -28,6 +28,7 @@ from grounding_protos._core.access import get, items, unwrap
 from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
 from grounding_protos._quote import excerpt, shown
+from grounding_protos._sources.merging import json_kind
 from grounding_protos._sources.parse import (
     Chunk,
     SSEParser,
@@ -189,7 +190,7 @@ class Candidate:
         if url_context is not None and not _empty(url_context := unwrap(url_context)):
             self.url_context = url_context
         reason = get_field("finish_reason")
-        if reason is not None and (reason := _finish_reason(candidate, reason)) is not None:
+        if reason is not None and (reason := _finish_reason(number, candidate, reason)):
             self.finish_reason = reason
             message = get_field("finish_message")
             if message:
@@ -294,7 +295,7 @@ def _inert(candidate: dict[str, Any]) -> bool:
     return True
 
 
-def _finish_reason(candidate: object, value: object) -> str | None:
+def _finish_reason(number: int, candidate: object, value: object) -> str | None:
     if isinstance(candidate, Message) and isinstance(value, int):
         descriptor = candidate.DESCRIPTOR.fields_by_name["finish_reason"].enum_type
         known = descriptor.values_by_number.get(value) if descriptor is not None else None
@@ -303,6 +304,10 @@ def _finish_reason(candidate: object, value: object) -> str | None:
         value = value.value
     if value is None or value in ("", 0, "FINISH_REASON_UNSPECIFIED"):
         return None
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise StreamError(
+            f"finishReason is {json_kind(value)} ({shown(value)}), not a string", event=number
+        )
     return str(value)
 
 

@@ -395,8 +395,8 @@ def _custom_metadata(obj: object) -> tuple[tuple[str, str], ...]:
         if value is None:
             values = items(get(entry, "string_list_value"), "values")
             value = ", ".join(v for v in values if isinstance(v, str)) if values else None
-        if isinstance(value, bool) or value is None:
-            continue
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            continue  # null, or not a scalar (a value nested deep): nothing to show
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         out.append((key, str(value)))

@@ -30,11 +30,12 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from grounding_protos._core.access import get, items, unwrap
+from grounding_protos._core.access import get, unwrap
 from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
 from grounding_protos._sources.common import describe
 from grounding_protos._sources.google.grounded_generation.reader import is_response
+from grounding_protos._sources.merging import field, index_of, items_of
 
 
 def is_chunk(value: object) -> bool:
@@ -70,13 +71,14 @@ def merge_grounded_chunks(
         for position, candidate in enumerate(listed):
             if not isinstance(candidate, Mapping):
                 raise StreamError(f"candidate {position} is not an object", event=number)
-            index = get(candidate, "index")
-            index = index if isinstance(index, int) and not isinstance(index, bool) else position
+            at = f"candidates[{position}]"
+            index = index_of(candidate, "index", number=number, at=at, default=position)
+            assert index is not None
             state = candidates.setdefault(index, {"index": index})
             pieces = texts.setdefault(index, [])
-            for part in items(get(candidate, "content"), "parts"):
-                text = get(part, "text")
-                if isinstance(text, str):
+            for k, part in enumerate(items_of(candidate, "content.parts", number=number, at=at)):
+                text = field(part, "text", str, number=number, at=f"{at}.content.parts[{k}]")
+                if text is not None:
                     pieces.append(text)
             for key, item in candidate.items():
                 if key not in ("content", "index") and item not in (None, "", [], {}):

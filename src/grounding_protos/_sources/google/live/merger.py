@@ -26,11 +26,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from grounding_protos._core.access import get, items, unwrap
+from grounding_protos._core.access import get, unwrap
 from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
-from grounding_protos._sources.common import describe, enum_name, string
+from grounding_protos._sources.common import describe, enum_name
 from grounding_protos._sources.google.gemini.merger import Candidate
+from grounding_protos._sources.merging import field, items_of
 
 _LIVE_FIELDS = (
     "setup_complete", "server_content", "tool_call", "tool_call_cancellation", "go_away",
@@ -95,17 +96,18 @@ class TurnMerger:
                 "grounding_metadata": get(content, "grounding_metadata"),
                 "url_context_metadata": get(content, "url_context_metadata"),
             })  # fmt: skip
-            spoken = string(get(content, "output_transcription"), "text")
+            at = "serverContent"
+            spoken = field(content, "output_transcription.text", str, number=number, at=at)
             if spoken:
                 self.transcript.append(spoken)
             for name in ("generation_complete", "interrupted", "turn_complete"):
-                if get(content, name) is True:
+                if field(content, name, bool, number=number, at=at):
                     self.flags[name] = True
             reason = enum_name(content, "turn_complete_reason")
             if reason is not None:
                 self.flags["turn_complete_reason"] = reason
-            self.complete = self.complete or get(content, "turn_complete") is True
-        calls = items(get(message, "tool_call"), "function_calls")
+            self.complete = self.complete or "turn_complete" in self.flags
+        calls = items_of(message, "tool_call.function_calls", number=number)
         if calls:
             parts = [{"functionCall": call} for call in calls]
             self.candidate.add(number, {"content": {"parts": parts}})

@@ -1,0 +1,83 @@
+"""One real-shaped stream per vendor merger, as decoded JSON events, for the hostile
+properties of ``tests/test_stream_hostile.py`` and the seeds of ``fuzz/fuzz_streams.py``.
+
+Each is built by the fixture modules of the tests (from the vendors' documented shapes:
+see each builder's docstring) or, for the frameworks, recorded from the frameworks' own
+conversion code (``tests/data/framework_streams.json``, made by
+``tests/framework_cases.py``). Every text is multi-script (German, Japanese, Korean,
+Arabic, emoji) before its cited spans.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests import google_cases as gc
+from tests import openai_streams as oa
+from tests import stream_vendor_cases as sv
+from tests.test_google_answer_stream import _chunks as answer_chunks
+
+DATA = Path(__file__).resolve().parent / "data" / "framework_streams.json"
+
+
+def _frameworks(name: str) -> Callable[[], list[Any]]:
+    def build() -> list[Any]:
+        streams: dict[str, Any] = json.loads(DATA.read_text(encoding="utf-8"))
+        events: list[Any] = streams[name]
+        return events
+
+    return build
+
+
+def _gemini() -> list[Any]:
+    """Gemini ``streamGenerateContent`` chunks: the text in pieces, the grounding last."""
+    whole = gc.gemini_chunks_response()
+    candidate = whole["candidates"][0]
+    text = "".join(p["text"] for p in candidate["content"]["parts"])
+    cuts = [0, 5, 17, len(text)]
+    chunks: list[Any] = [
+        {"candidates": [{"content": {"role": "model", "parts": [{"text": text[a:b]}]},
+                         "index": 0}], "modelVersion": "gemini-2.5-flash"}
+        for a, b in itertools.pairwise(cuts)
+    ]  # fmt: skip
+    last = chunks[-1]["candidates"][0]
+    last["finishReason"] = "STOP"
+    last["groundingMetadata"] = candidate["groundingMetadata"]
+    return chunks
+
+
+def _grounded_generation() -> list[Any]:
+    """``StreamGenerateGroundedContent``: the text in two messages, the grounding last."""
+    whole = gc.grounded_generation_response()
+    candidate = whole["candidates"][0]
+    text = candidate["content"]["parts"][0]["text"]
+    cut = len(text) // 2
+    first = {"index": 0, "content": {"role": "model", "parts": [{"text": text[:cut]}]},
+             "groundingScore": 0.4}  # fmt: skip
+    second = {**candidate, "content": {"role": "model", "parts": [{"text": text[cut:]}]}}
+    return [{"candidates": [first]}, {"candidates": [second]}]
+
+
+STREAMS: dict[str, Callable[[], list[Any]]] = {
+    "gemini": _gemini,
+    "answer": lambda: answer_chunks("answer"),
+    "assist": gc.assist_stream,
+    "grounded_generation": _grounded_generation,
+    "live": gc.live_turn,
+    "interactions": gc.interaction_events,
+    "responses": lambda: oa.responses_events(oa.responses_final()),
+    "chat": lambda: oa.chat_chunks(oa.chat_final()),
+    "assistants": lambda: oa.run_events(oa.thread_message()),
+    "anthropic": lambda: sv.anthropic_events(sv.anthropic_final()),
+    "cohere": lambda: sv.cohere_events(sv.cohere_final()),
+    "bedrock": lambda: sv.bedrock_events(sv.bedrock_final()),
+    "langchain": _frameworks("langchain"),
+    "litellm": _frameworks("litellm"),
+    "pydantic_ai": _frameworks("pydantic_ai"),
+    "adk": _frameworks("adk"),
+}
+"""Every vendor merger's stream, by the merger's name."""
