@@ -378,7 +378,7 @@ class _SourceSlots:
     """The slot layout of :class:`Source`, filled by plain stores (as for citations,
     :func:`new_citation`)."""
 
-    __slots__ = Source.__slots__  # type: ignore[attr-defined]
+    __slots__ = Source.__slots__
 
 
 def new_source(
@@ -388,7 +388,8 @@ def new_source(
     """``Source(uri, title, id, kind, domain)`` (every other field empty), as a fast
     reader builds a table of them.
 
-    >>> new_source("https://k.example", "K", "0", "web") == Source("https://k.example", "K", "0", "web")
+    >>> made = new_source("https://k.example", "K", "0", "web")
+    >>> made == Source("https://k.example", "K", "0", "web")
     True
     """
     new: Any = _SourceSlots()
@@ -573,7 +574,7 @@ class _CitationSlots:
     than the frozen dataclass's ``__init__``, which sets each field through
     ``object.__setattr__``."""
 
-    __slots__ = Citation.__slots__  # type: ignore[attr-defined]
+    __slots__ = Citation.__slots__
 
 
 def new_citation(

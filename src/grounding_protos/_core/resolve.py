@@ -205,7 +205,7 @@ class _Resolver:
             if shared is None or shared.text is not index.text:
                 shared = self._shared = SharedText(index.text)
             return new_citation(
-                start, end, char_start, char_end, shared, sources,  # type: ignore[arg-type]
+                start, end, char_start, char_end, shared, sources,
                 span.kind, score, source_scores, part, span.path,
             )  # fmt: skip
         if start > end:
