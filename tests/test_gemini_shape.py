@@ -38,6 +38,7 @@ PIECES = [
     "Daumen 👍🏽 und Flagge 🇯🇵. ",
     "Plain ASCII words here. ",
     "\U0001d518\U0001d52b 𓀀. ",
+    'Zitat: "so" \\ und\nneue Zeile\t. ',
 ]
 
 
@@ -154,7 +155,9 @@ def _damage(draw: st.DrawFn, response: dict[str, Any]) -> None:
         draw(st.sampled_from(supports))["groundingChunkIndices"] = [len(meta["groundingChunks"])]
     elif how == "wrong-type":
         value = draw(st.sampled_from(["3", True, 1.5, {"a": 1}, [1]]))
-        where = draw(st.sampled_from(["start", "indices", "scores", "text", "finish", "web"]))
+        where = draw(
+            st.sampled_from(["start", "indices", "scores", "text", "segment", "finish", "web"])
+        )
         if where == "start" and segments:
             draw(st.sampled_from(segments))["startIndex"] = value
         elif where == "indices" and supports:
@@ -163,6 +166,8 @@ def _damage(draw: st.DrawFn, response: dict[str, Any]) -> None:
             draw(st.sampled_from(supports))["confidenceScores"] = [value]
         elif where == "text":
             candidate["content"]["parts"][-1]["text"] = value
+        elif where == "segment" and segments:
+            draw(st.sampled_from(segments))["text"] = value
         elif where == "finish":
             candidate["finishReason"] = value
         else:

@@ -16,7 +16,15 @@ True
 
 from __future__ import annotations
 
-from grounding_protos._core.model import Citation, CitationKind, SharedText, Source, new_citation
+from typing import Any
+
+from grounding_protos._core.model import (
+    Citation,
+    CitationKind,
+    SharedText,
+    Source,
+    _CitationSlots,
+)
 
 _CONTINUATION = bytes(1 if 0x80 <= b < 0xC0 else 0 for b in range(256))
 
@@ -66,6 +74,8 @@ def place(text: str, spans: list[Span], kind: CitationKind) -> list[Citation] | 
     shared = SharedText(text)
     out: list[Citation] = []
     append = out.append
+    blank = _CitationSlots
+    citation_type = Citation
     for start, end, cited, sources, scores, part, path in spans:
         if ascii_text:
             char_start, char_end = start, end
@@ -75,8 +85,19 @@ def place(text: str, spans: list[Span], kind: CitationKind) -> list[Citation] | 
             len(cited) != char_end - char_start or not text.startswith(cited, char_start)
         ):
             return None
-        citation = new_citation(
-            start, end, char_start, char_end, shared, sources, kind, None, scores, part, path
-        )
-        append(citation)
+        # new_citation's stores, inline: a call with eleven arguments costs as much
+        new: Any = blank()
+        new.start = start
+        new.end = end
+        new.char_start = char_start
+        new.char_end = char_end
+        new.text = shared
+        new.sources = sources
+        new.kind = kind
+        new.score = None
+        new.source_scores = scores
+        new.part = part
+        new.path = path
+        new.__class__ = citation_type
+        append(new)
     return out
