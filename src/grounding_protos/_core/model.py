@@ -251,19 +251,29 @@ class Source:
                 {"license": license, "publication_date": publication_date,
                  "place_id": place_id, "file_search_store": file_search_store},
             )  # fmt: skip
-        _set(self, "uri", uri)
-        _set(self, "title", title)
-        _set(self, "id", id)
-        _set(self, "kind", kind)
-        _set(self, "domain", domain)
-        _set(self, "document", document)
-        _set(self, "chunk", chunk)
-        _set(self, "page", page)
-        _set(self, "text", text)
-        _set(self, "score", score)
-        _set(self, "custom_metadata", custom_metadata)
-        _set(self, "redirect_uri", redirect_uri)
-        _set(self, "details", details)
+        if type(self) is Source:  # filled by plain stores in the same slots (new_source)
+            _set(self, "__class__", _SourceSlots)  # past the frozen __setattr__
+            new: Any = self
+            new.uri = uri
+            new.title = title
+            new.id = id
+            new.kind = kind
+            new.domain = domain
+            new.document = document
+            new.chunk = chunk
+            new.page = page
+            new.text = text
+            new.score = score
+            new.custom_metadata = custom_metadata
+            new.redirect_uri = redirect_uri
+            new.details = details
+            new.__class__ = Source
+            return
+        for name, value in zip(_FIELD_NAMES, (
+            uri, title, id, kind, domain, document, chunk, page, text, score, custom_metadata,
+            redirect_uri, details,
+        ), strict=True):  # fmt: skip
+            _set(self, name, value)
 
     # --- 0.1's kind-specific fields, read from the details ---------------------------------
 
