@@ -14,6 +14,7 @@ the declared shape leaves to the tolerant reader.
 
 from __future__ import annotations
 
+import enum
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -249,6 +250,34 @@ def test_read_json_is_read_of_json_loads(data: str | bytes) -> None:
     with tolerant_only():
         expected = outcome(lambda: read(json.loads(data)))
     assert outcome(lambda: read_json(data)) == expected
+
+
+def test_a_dict_of_str_enums_and_str_subclasses() -> None:
+    """A dict converted from an SDK's objects may hold a str enum (``finishReason``) or a
+    ``str`` subclass: read as the tolerant reader reads them."""
+
+    class Reason(enum.StrEnum):  # as google-genai's enums are str enums
+        STOP = "STOP"
+
+    class Text(str):
+        pass
+
+    response = {"candidates": [{
+        "content": {"parts": [{"text": Text("Grüße aus Köln.")}]},
+        "finishReason": Reason.STOP,
+        "groundingMetadata": {
+            "groundingChunks": [{"web": {"uri": "https://k.example", "title": Text("K")}}],
+            "groundingSupports": [{"segment": {"startIndex": 0, "endIndex": 7, "text": "Grüße"},
+                                   "groundingChunkIndices": [0]}],
+        },
+    }]}  # fmt: skip
+    with tolerant_only():
+        expected = read(response)
+    grounded = read(response)
+    assert grounded == expected
+    assert type(grounded.text) is type(expected.text) is str
+    assert type(grounded.finish_reason) is type(expected.finish_reason) is str
+    assert type(grounded.sources[0].title) is type(expected.sources[0].title)
 
 
 def test_read_json_refuses_what_is_not_json() -> None:

@@ -170,6 +170,12 @@ def grounded(response: Response, candidate: int) -> Grounded | None:
             text, only = piece.text, i
     if text is None:
         return None
+    text = "".join((text,))  # a str subclass of a converted dict as a str, as the reader joins
+    reason = chosen.finish_reason
+    if type(reason) is not str and reason is not None:  # a str enum (a converted dict's)
+        reason = getattr(reason, "value", reason)
+        if not isinstance(reason, str):
+            return None
     meta = chosen.grounding_metadata
     search = SearchInfo()
     table: list[Source] = []
@@ -224,7 +230,7 @@ def grounded(response: Response, candidate: int) -> Grounded | None:
         declared_sources=table,
         shape="gemini_response",
         search=search,
-        finish_reason=chosen.finish_reason or None,
+        finish_reason=reason or None,
     )
 
 
