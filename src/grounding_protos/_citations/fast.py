@@ -1,9 +1,10 @@
 """The fast paths of ``read`` and ``read_json``: a declared shape, decoded at C speed.
 
-A response whose declared shape (``_sources/google/gemini/shape.py``) holds all of
-it is read straight from its Structs; anything else, and any doubt, goes the tolerant
-way (``read_input`` and ``_core.resolve``), which gives the same result where both
-apply (tests/test_gemini_shape.py checks it on generated responses).
+A response whose declared shape (``_sources.registry.declared``: Gemini's, in
+``_sources/google/gemini/shape.py``) holds all of it is read straight from its
+Structs; anything else, and any doubt, goes the tolerant way (``read_input`` and
+``_core.resolve``), which gives the same result where both apply
+(tests/test_gemini_shape.py checks it on generated responses).
 """
 
 from __future__ import annotations
@@ -15,19 +16,19 @@ import msgspec
 
 from grounding_protos._core.model import Grounded
 from grounding_protos._exceptions import ArgumentTypeError, ArgumentValueError
-from grounding_protos._sources.google.gemini import shape as gemini_shape
-from grounding_protos._sources.registry import reader_for
+from grounding_protos._sources.registry import declared, reader_for
 
 
 def read_dict(obj: dict[str, Any], candidate: int) -> Grounded | None:
     """``read(obj)`` with the default options, if the fast path can give it."""
     try:
-        if reader_for(obj).shape != "gemini_response":
-            return None
+        shape = declared(reader_for(obj).shape)
     except Exception:  # the tolerant path raises what is wrong
         return None
-    response = gemini_shape.convert(obj)
-    return None if response is None else gemini_shape.grounded(response, candidate)
+    if shape is None:
+        return None
+    response = shape.convert(obj)
+    return None if response is None else shape.grounded(response, candidate)
 
 
 def read_text(data: str | bytes, candidate: int) -> Grounded | None:
@@ -37,8 +38,10 @@ def read_text(data: str | bytes, candidate: int) -> Grounded | None:
     decode), of which only ``candidates`` is shared with a reader tried before Gemini's
     (grounded generation, whose fields the declared candidates refuse): the dispatcher
     would pick Gemini's reader for it."""
-    response = gemini_shape.decode(data)
-    return None if response is None else gemini_shape.grounded(response, candidate)
+    shape = declared("gemini_response")
+    assert shape is not None
+    response = shape.decode(data)
+    return None if response is None else shape.grounded(response, candidate)
 
 
 def loads(data: str | bytes | bytearray | memoryview) -> object:
