@@ -25,8 +25,11 @@ from grounding_protos._core.fast import Span, place
 from grounding_protos._core.model import Grounded, SearchInfo, Source, new_source
 
 
-class _Shape(msgspec.Struct, rename="camel", omit_defaults=True, forbid_unknown_fields=True):
-    """A declared Gemini JSON object: camelCase, every field optional, no other field."""
+class _Shape(
+    msgspec.Struct, rename="camel", omit_defaults=True, forbid_unknown_fields=True, gc=False
+):
+    """A declared Gemini JSON object: camelCase, every field optional, no other field;
+    never in a reference cycle, so not tracked by the garbage collector (``gc=False``)."""
 
 
 class Web(_Shape):
