@@ -7,6 +7,10 @@ are printed next to the figures, nothing fails.
 - A Gemini response (REST JSON dict) with 40 grounding supports, 10 web chunks and
   ~6.6 KB of mixed-script text (~22 KB of JSON): ``read`` of the dict against
   ``json.loads`` of its text. Goal: <= 5x.
+- The same with 40 and 400 supports (issue 34): ``read_json`` of its text against
+  ``json.loads`` of it (goal: <= 1.5x), ``read`` of the dict (goal at 400: <= 2x), and
+  the tolerant reader alone (``read`` without the declared shape's fast path: what
+  ``read`` cost before it) for comparison.
 - A Discovery Engine ``Answer`` message with 40 citations (and 40 references):
   ``read`` of the message against ``FromString`` of its wire bytes plus ``read``'s own
   offset work (placing the spans), with the split of ``read`` into reading the fields
@@ -24,15 +28,18 @@ import json
 import random
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
+from unittest import mock
 
 from _corpus import SENTENCES  # benchmarks/ is the script directory
 
 from grounding_protos import validate
+from grounding_protos._citations import fast
 from grounding_protos._sources.registry import read_input
 from grounding_protos.batch import process_lines
-from grounding_protos.citations import read, render, source_list
+from grounding_protos.citations import read, read_json, render, source_list
 from grounding_protos.discoveryengine_v1 import Answer
 
 SUPPORTS = 40
@@ -50,12 +57,12 @@ def _pieces(rng: random.Random) -> tuple[list[str], list[int]]:
     return pieces, starts
 
 
-def gemini_response(seed: int = 1) -> dict[str, Any]:
+def gemini_response(seed: int = 1, supports_count: int = SUPPORTS) -> dict[str, Any]:
     """A Gemini generateContent response as REST JSON: 40 supports, 10 web chunks."""
     rng = random.Random(seed)
     pieces, starts = _pieces(rng)
     supports = []
-    for _ in range(SUPPORTS):
+    for _ in range(supports_count):
         first = rng.randrange(len(pieces) - 2)
         last = first + rng.randrange(1, 3)
         supports.append(
@@ -126,6 +133,67 @@ def best(runs: dict[str, Callable[[], object]], repeat: int, number: int) -> dic
     return out
 
 
+@contextmanager
+def tolerant_only() -> Iterator[None]:
+    """``read`` without the declared shapes' fast paths: the tolerant reader alone."""
+    with (
+        mock.patch.object(fast, "read_dict", return_value=None),
+        mock.patch.object(fast, "read_text", return_value=None),
+    ):
+        yield
+
+
+def declared(repeat: int, number: int) -> dict[str, float]:
+    """``read_json``, ``read`` and the tolerant reader of Gemini responses with 40 and
+    400 supports, against ``json.loads`` of their text; prints the ratios."""
+    results: dict[str, float] = {}
+    for count in (SUPPORTS, 10 * SUPPORTS):
+        response = gemini_response(supports_count=count)
+        data = json.dumps(response, ensure_ascii=False).encode()
+        with tolerant_only():
+            expected = read(response)
+            before = best(
+                {
+                    "json.loads": lambda d=data: json.loads(d),
+                    "tolerant": lambda r=response: read(r),
+                },
+                repeat,
+                max(1, number // (count // SUPPORTS)),
+            )
+        assert read_json(data) == read(response) == expected  # the fast paths agree
+        t = best(
+            {
+                "json.loads": lambda d=data: json.loads(d),
+                "read_json": lambda d=data: read_json(d),
+                "read": lambda r=response: read(r),
+            },
+            repeat,
+            max(1, number // (count // SUPPORTS)),
+        )
+        base = t["json.loads"]
+        # the tolerant reader against its own json.loads runs: both timed interleaved
+        t["tolerant"] = before["tolerant"] / before["json.loads"] * base
+        results[f"read_json_vs_json_loads_{count}"] = t["read_json"] / base
+        results[f"read_vs_json_loads_{count}"] = t["read"] / base
+        results[f"tolerant_vs_json_loads_{count}"] = t["tolerant"] / base
+        goal = "  (goal <= 2x)" if count > SUPPORTS else ""
+        print(f"Gemini, {count} supports: {len(data):,} bytes of JSON")
+        print(f"  json.loads of its bytes     {base * 1e6:8.1f} us (baseline)")
+        print(
+            f"  read_json(bytes)            {t['read_json'] * 1e6:8.1f} us  "
+            f"{t['read_json'] / base:.2f}x  (goal <= 1.5x)"
+        )
+        print(
+            f"  read(dict)                  {t['read'] * 1e6:8.1f} us  "
+            f"{t['read'] / base:.2f}x{goal}"
+        )
+        print(
+            f"  tolerant read(dict)         {t['tolerant'] * 1e6:8.1f} us  "
+            f"{t['tolerant'] / base:.2f}x  (without the declared shape: before issue 34)"
+        )
+    return results
+
+
 def _render_line(line: str) -> str:
     grounded = read(json.loads(line))
     text = grounded.text or ""
@@ -159,7 +227,8 @@ def main(repeat: int = 7, number: int = 200, lines: int = 400) -> dict[str, floa
         max(3, repeat // 2),
         1,
     )
-    results = {
+    results = declared(repeat, number)
+    results |= {
         "read_gemini_vs_json_loads": t["read(gemini)"] / t["json.loads"],
         # the issue's baseline: parsing the wire bytes plus read's own offset work
         "read_answer_vs_fromstring": t["read(answer)"]

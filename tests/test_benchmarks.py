@@ -86,11 +86,16 @@ def test_export_benchmark_prints_a_ratio_per_export_and_unit(
 def test_read_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
     read_benchmark = script("read")
     results = read_benchmark.main(repeat=1, number=2, lines=3)
-    assert set(results) == {
+    declared = {
+        f"{what}_vs_json_loads_{count}"
+        for what in ("read_json", "read", "tolerant")
+        for count in (40, 400)
+    }
+    assert set(results) == declared | {
         "read_gemini_vs_json_loads", "read_answer_vs_fromstring", "validate_vs_read_gemini",
         "validate_vs_read_answer", "batch_vs_per_line",
     }  # fmt: skip
-    assert capsys.readouterr().out.count("goal <=") == 5
+    assert capsys.readouterr().out.count("goal <=") == 5 + 3
 
 
 def test_scale_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:

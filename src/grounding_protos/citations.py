@@ -16,7 +16,7 @@ turn by turn: ``read_turns`` and ``TurnReader`` (``docs/streams.md``).
 """
 
 from grounding_protos._citations.links import aresolve_urls, resolve_urls
-from grounding_protos._citations.read import extract, read
+from grounding_protos._citations.read import extract, read, read_json
 from grounding_protos._core.model import (
     Citation,
     CitationKind,
@@ -93,6 +93,7 @@ __all__ = [
     "extract",
     "number_sources",
     "read",
+    "read_json",
     "read_stream",
     "read_turns",
     "render",

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any, Final
 from grounding_protos._cli.io import (
     EXIT_PROBLEMS,
     Failure,
+    JsonText,
     at,
+    decode_utf8,
     dumps,
     format_message,
     parse_message,
@@ -47,18 +49,34 @@ def read_grounded(options: Options, document: object, label: str) -> Grounded:
         TextEncodingError,
         UnsupportedInputError,
     )
-    from grounding_protos.citations import read
+    from grounding_protos.citations import read, read_json
 
+    grounded: Grounded | None = None
+    if isinstance(document, JsonText):
+        text = decode_utf8(document.data, label)  # as parse_json_document decodes it
+        try:
+            grounded = read_json(
+                text,
+                text=options.text,
+                candidate=options.candidate,
+                errors=options.errors,
+                snap=options.snap,
+                clamp=options.clamp,
+                unit=options.unit,
+            )
+        except Exception:  # read again below, for the failure it gives
+            document = document.parse()  # fails as a file of invalid JSON does
     try:
-        grounded = read(
-            document,
-            text=options.text,
-            candidate=options.candidate,
-            errors=options.errors,
-            snap=options.snap,
-            clamp=options.clamp,
-            unit=options.unit,
-        )
+        if grounded is None:
+            grounded = read(
+                document,
+                text=options.text,
+                candidate=options.candidate,
+                errors=options.errors,
+                snap=options.snap,
+                clamp=options.clamp,
+                unit=options.unit,
+            )
     except UnsupportedInputError as exc:
         raise Failure(at(label, str(exc))) from exc
     except (OffsetError, CitationError, TextEncodingError) as exc:

@@ -218,6 +218,21 @@ def parse_json_document(data: bytes, label: str) -> dict[str, Any]:
     return value
 
 
+class JsonText:
+    """A whole response's JSON text that ``render`` reads with ``citations.read_json``
+    (straight from the bytes), parsed into the object only where that fails, for the
+    error the object's parsing and reading give (``parse``)."""
+
+    __slots__ = ("data", "label")
+
+    def __init__(self, data: bytes, label: str) -> None:
+        self.data = data
+        self.label = label
+
+    def parse(self) -> dict[str, Any]:
+        return parse_json_document(self.data, self.label)
+
+
 def _json_kind(value: object) -> str:
     if isinstance(value, list):
         return "an array"

@@ -21,6 +21,7 @@ from typing import IO, TYPE_CHECKING, Final
 from grounding_protos._cli.io import (
     LIMITS,
     Failure,
+    JsonText,
     _isatty,
     at,
     limited_lines,
@@ -53,6 +54,8 @@ def load_document(options: Options, data: bytes, label: str) -> object:
                 f"--from {options.source} needs --type: wire bytes and text format do not "
                 "say which message they hold"
             )
+        if options.command == "render" and data.lstrip()[:1] == b"{":
+            return JsonText(data, label)  # read straight from its text (read_grounded)
         return parse_json_document(data, label)
     return parse_message(resolve_type(options.type_name), data, options.source, label)
 

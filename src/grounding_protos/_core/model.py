@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from grounding_protos._exceptions import ArgumentValueError
@@ -251,19 +251,29 @@ class Source:
                 {"license": license, "publication_date": publication_date,
                  "place_id": place_id, "file_search_store": file_search_store},
             )  # fmt: skip
-        _set(self, "uri", uri)
-        _set(self, "title", title)
-        _set(self, "id", id)
-        _set(self, "kind", kind)
-        _set(self, "domain", domain)
-        _set(self, "document", document)
-        _set(self, "chunk", chunk)
-        _set(self, "page", page)
-        _set(self, "text", text)
-        _set(self, "score", score)
-        _set(self, "custom_metadata", custom_metadata)
-        _set(self, "redirect_uri", redirect_uri)
-        _set(self, "details", details)
+        if type(self) is Source:  # filled by plain stores in the same slots (new_source)
+            _set(self, "__class__", _SourceSlots)  # past the frozen __setattr__
+            new: Any = self
+            new.uri = uri
+            new.title = title
+            new.id = id
+            new.kind = kind
+            new.domain = domain
+            new.document = document
+            new.chunk = chunk
+            new.page = page
+            new.text = text
+            new.score = score
+            new.custom_metadata = custom_metadata
+            new.redirect_uri = redirect_uri
+            new.details = details
+            new.__class__ = Source
+            return
+        for name, value in zip(_FIELD_NAMES, (
+            uri, title, id, kind, domain, document, chunk, page, text, score, custom_metadata,
+            redirect_uri, details,
+        ), strict=True):  # fmt: skip
+            _set(self, name, value)
 
     # --- 0.1's kind-specific fields, read from the details ---------------------------------
 
@@ -372,6 +382,37 @@ class Source:
         if self.uri and not _is_redirect(self.uri):
             return ("uri", self.uri)
         return self
+
+
+class _SourceSlots:
+    """The slot layout of :class:`Source`, filled by plain stores (as for citations,
+    :func:`new_citation`)."""
+
+    __slots__ = Source.__slots__
+
+
+def new_source(
+    uri: str | None, title: str | None, id: str | None, kind: SourceKind,
+    domain: str | None = None,
+) -> Source:  # fmt: skip
+    """``Source(uri, title, id, kind, domain)`` (every other field empty), as a fast
+    reader builds a table of them.
+
+    >>> made = new_source("https://k.example", "K", "0", "web")
+    >>> made == Source("https://k.example", "K", "0", "web")
+    True
+    """
+    new: Any = _SourceSlots()
+    new.uri = uri
+    new.title = title
+    new.id = id
+    new.kind = kind
+    new.domain = domain
+    new.document = new.chunk = new.page = new.text = new.score = None
+    new.custom_metadata = ()
+    new.redirect_uri = new.details = None
+    new.__class__ = Source
+    return new  # type: ignore[no-any-return]
 
 
 _FIELD_NAMES = (
@@ -534,6 +575,56 @@ setattr(  # noqa: B010 (mypy sees the field's type, str | None)
 )
 setattr(Citation, "__getstate__", _citation_getstate)  # noqa: B010
 setattr(Citation, "__setstate__", _citation_setstate)  # noqa: B010
+
+
+class _CitationSlots:
+    """The slot layout of :class:`Citation`, without its frozen ``__setattr__``: a
+    citation is filled here by plain attribute stores, then becomes a ``Citation``
+    (``__class__`` assignment between classes of one layout), about ten times faster
+    than the frozen dataclass's ``__init__``, which sets each field through
+    ``object.__setattr__``."""
+
+    __slots__ = Citation.__slots__
+
+
+def new_citation(
+    start: int,
+    end: int,
+    char_start: int | None,
+    char_end: int | None,
+    text: str | SharedText | None,
+    sources: tuple[Source, ...],
+    kind: CitationKind,
+    score: float | None,
+    source_scores: tuple[float, ...],
+    part: int | None,
+    path: str,
+) -> Citation:
+    """``Citation(start, end, ...)`` with every field given, as the readers' hot loops
+    build them (a :class:`SharedText` as ``text`` shares the answer's).
+
+    >>> source = Source(uri="https://k.example")
+    >>> c = new_citation(0, 6, 0, 5, "Köln.", (source,), "support", None, (), None, "s[0]")
+    >>> c == Citation(0, 6, 0, 5, "Köln.", (source,), "support", None, (), None, "s[0]")
+    True
+    >>> type(c) is Citation, hash(c) == hash(Citation(0, 6, 0, 5, "Köln.", (source,),
+    ...                                               "support", None, (), None, "s[0]"))
+    (True, True)
+    """
+    new: Any = _CitationSlots()
+    new.start = start
+    new.end = end
+    new.char_start = char_start
+    new.char_end = char_end
+    new.text = text
+    new.sources = sources
+    new.kind = kind
+    new.score = score
+    new.source_scores = source_scores
+    new.part = part
+    new.path = path
+    new.__class__ = Citation
+    return new  # type: ignore[no-any-return]
 
 
 def replace_citation(citation: Citation, **changes: object) -> Citation:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Final, Literal, NoReturn
 
-from grounding_protos._core.model import Citation, Problem, SharedText, Source
+from grounding_protos._core.model import Citation, Problem, SharedText, Source, new_citation
 from grounding_protos._core.raw import RawAnswer, RawSpan
 from grounding_protos._exceptions import (
     CitationError,
@@ -204,8 +204,8 @@ class _Resolver:
             shared = self._shared
             if shared is None or shared.text is not index.text:
                 shared = self._shared = SharedText(index.text)
-            return Citation(
-                start, end, char_start, char_end, shared, sources,  # type: ignore[arg-type]
+            return new_citation(
+                start, end, char_start, char_end, shared, sources,
                 span.kind, score, source_scores, part, span.path,
             )  # fmt: skip
         if start > end:
@@ -225,7 +225,7 @@ class _Resolver:
             start, end = 0, max(end, 0)
         # positional, in Citation's field order: start, end, char_start, char_end, text,
         # sources, kind, score, source_scores, part, path
-        return Citation(
+        return new_citation(
             start, end, char_start, char_end, cited, sources, span.kind, score, source_scores,
             part, span.path,
         )  # fmt: skip

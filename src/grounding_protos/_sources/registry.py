@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from google.protobuf.message import Message
 
@@ -22,7 +23,7 @@ from grounding_protos._core.access import (
     camel,
     unwrap,
 )
-from grounding_protos._core.model import Problem
+from grounding_protos._core.model import Grounded, Problem
 from grounding_protos._core.raw import InputShape, RawAnswer
 from grounding_protos._exceptions import ArgumentValueError, UnsupportedInputError
 from grounding_protos._offsets import Unit
@@ -428,3 +429,27 @@ def _by_keys(keys: Iterable[object]) -> list[Reader]:
         if places is not None:
             found.update(places)
     return [READERS[i] for i in sorted(found)]
+
+
+# --- Declared shapes: whole responses decoded at C speed -----------------------------------
+
+
+class Declared(Protocol):
+    """A source's declared shape (msgspec Structs beside its reader) and the fast reader
+    of what they hold: ``None`` from any of them sends the input the tolerant way."""
+
+    def decode(self, data: str | bytes) -> Any: ...
+
+    def convert(self, obj: dict[str, Any]) -> Any: ...
+
+    def grounded(self, response: Any, candidate: int) -> Grounded | None: ...
+
+
+def declared(shape: InputShape) -> Declared | None:
+    """The declared shape of an input shape, where it has one, imported on first use
+    (msgspec is not imported with the registry)."""
+    if shape == "gemini_response":
+        from grounding_protos._sources.google.gemini import shape as gemini_shape
+
+        return gemini_shape
+    return None

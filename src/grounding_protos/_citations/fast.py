@@ -1,0 +1,67 @@
+"""The fast paths of ``read`` and ``read_json``: a declared shape, decoded at C speed.
+
+A response whose declared shape (``_sources.registry.declared``: Gemini's, in
+``_sources/google/gemini/shape.py``) holds all of it is read straight from its
+Structs; anything else, and any doubt, goes the tolerant way (``read_input`` and
+``_core.resolve``), which gives the same result where both apply
+(tests/test_gemini_shape.py checks it on generated responses).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+
+from grounding_protos._core.model import Grounded
+from grounding_protos._exceptions import ArgumentTypeError, ArgumentValueError
+from grounding_protos._sources.registry import declared, reader_for
+
+
+def read_dict(obj: dict[str, Any], candidate: int) -> Grounded | None:
+    """``read(obj)`` with the default options, if the fast path can give it."""
+    try:
+        shape = declared(reader_for(obj).shape)
+    except Exception:  # the tolerant path raises what is wrong
+        return None
+    if shape is None:
+        return None
+    response = shape.convert(obj)
+    return None if response is None else shape.grounded(response, candidate)
+
+
+def read_text(data: str | bytes, candidate: int) -> Grounded | None:
+    """``read(json.loads(data))`` with the default options, if the fast path can give it.
+
+    The declared response's top-level keys are Gemini's own (undeclared keys fail the
+    decode), of which only ``candidates`` is shared with a reader tried before Gemini's
+    (grounded generation, whose fields the declared candidates refuse): the dispatcher
+    would pick Gemini's reader for it."""
+    shape = declared("gemini_response")
+    assert shape is not None
+    response = shape.decode(data)
+    return None if response is None else shape.grounded(response, candidate)
+
+
+def loads(data: str | bytes | bytearray | memoryview) -> object:
+    """``json.loads(data)``, decoded by msgspec where it gives the same value (it
+    refuses what ``json.loads`` takes besides JSON: ``NaN``, a lone surrogate, a byte
+    order mark, UTF-16).
+
+    Raises:
+        ArgumentTypeError: ``data`` is neither text nor bytes.
+        ArgumentValueError: ``data`` is not JSON.
+    """
+    if not isinstance(data, (str, bytes, bytearray, memoryview)):
+        raise ArgumentTypeError(f"data must be JSON text (str or bytes), not {type(data).__name__}")
+    try:
+        return msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        pass
+    try:
+        return json.loads(data if not isinstance(data, memoryview) else bytes(data))
+    except json.JSONDecodeError as exc:
+        raise ArgumentValueError(f"data is not JSON: {exc}") from exc
+    except (ValueError, RecursionError) as exc:  # undecodable bytes, too deep, too long
+        raise ArgumentValueError(f"data is not JSON: {exc}") from exc
