@@ -58,6 +58,7 @@ def read_grounded(options: Options, document: object, label: str) -> Grounded:
             snap=options.snap,
             clamp=options.clamp,
             unit=options.unit,
+            markers=options.markers,
         )
     except UnsupportedInputError as exc:
         raise Failure(at(label, str(exc))) from exc

@@ -259,6 +259,16 @@ def build_parser() -> argparse.ArgumentParser:
                 "--spans", choices=_POLICIES, dest="spans_option", help=argparse.SUPPRESS
             )
 
+    def markers_option(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--markers",
+            choices=("keep", "remove"),
+            default="keep",
+            help="an answer that cites by markers in its text (Perplexity's [1]): keep "
+            "them in the text (default; a rendering shows each once, numbered as its "
+            "source list) or cut them out; markers= in Python",
+        )
+
     def batch_options(sub: argparse.ArgumentParser) -> None:
         sub.add_argument(
             "--workers",
@@ -387,6 +397,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--clamp", action="store_true", help="pull offsets past the end of the text back into range"
     )
     span_policy(sub)
+    markers_option(sub)
     resolve_options(sub)
     sub.set_defaults(handler=_cmd_document, doc_command="render")
 
@@ -412,6 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
     document_options(sub)
     sub.add_argument("--json", action="store_true", help="the summary as JSON")
     span_policy(sub)
+    markers_option(sub)
     resolve_options(sub)
     sub.set_defaults(handler=_cmd_document, doc_command="inspect")
     return parser
@@ -569,6 +581,7 @@ def _cmd_document(args: argparse.Namespace) -> int:
         title=getattr(args, "title", None),
         raw_text=getattr(args, "raw_text", False),
         footnotes=getattr(args, "footnotes", False),
+        markers=getattr(args, "markers", "keep"),
         errors=policy,  # type: ignore[arg-type]  # one of _POLICIES
         resolve_urls=getattr(args, "resolve_urls", False),
         cache=getattr(args, "cache", None),

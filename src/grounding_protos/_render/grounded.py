@@ -8,7 +8,7 @@ no renderer, so ``Grounded`` has no ``render`` method).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Final, overload
 
 from grounding_protos._core.model import Citation, Grounded
@@ -22,6 +22,7 @@ from grounding_protos._render.markers import (
     source_list,
 )
 from grounding_protos._render.markers import render as _render_text
+from grounding_protos._render.own_markers import replace_own_markers
 
 DEFAULT_ID_PREFIX: Final = "gp-source-"
 _STYLES: Final = ("markdown", "html", "plain")
@@ -74,7 +75,7 @@ def render_grounded(
     elif not page and title is not None:
         raise ArgumentValueError("title= is for the page (page=True)")
     text = grounded.text
-    citations = grounded.citations
+    citations: Sequence[Citation] = grounded.citations
     if text is None:
         if citations:
             raise ArgumentValueError(
@@ -82,6 +83,8 @@ def render_grounded(
                 "GroundingMetadata?): read it with text="
             )
         text = ""
+    # the answer's own markers ([1] of a Perplexity answer) give way to the style's
+    text, citations = replace_own_markers(text, citations)
     uncited = grounded.uncited_sources
     if style == "html":
         if page:
