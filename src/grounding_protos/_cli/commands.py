@@ -116,13 +116,16 @@ def render_document(
     if not grounded.text:
         problems.append(Problem("answer-without-text", "the answer has no text", ""))
     html = options.style == "html"
+    page = (line is None and not options.fragment) or not html
     out = render_grounded(
         grounded,
         options.style,
         footnotes=options.footnotes,
         raw_text=options.raw_text,
-        page=line is None or not html,
-        title=options.title if html and line is None else None,
+        page=page,
+        title=options.title if html and page else None,
+        lang=options.lang if html else None,
+        highlight=options.highlight or not html,
         id_prefix=f"gp-l{line}-source-" if html and line is not None else "gp-source-",
     )
     return out, problems

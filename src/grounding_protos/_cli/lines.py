@@ -45,6 +45,8 @@ class LineOptions(TypedDict, total=False):
     footnotes: bool
     raw_text: bool
     markers: str
+    highlight: bool
+    lang: str | None
     resolve_urls: bool
     cache: str | None
 
@@ -84,6 +86,8 @@ def _options(
     footnotes: bool = False,
     raw_text: bool = False,
     markers: str = "keep",
+    highlight: bool = True,
+    lang: str | None = None,
     resolve_urls: bool = False,
     cache: str | None = None,
 ) -> Options:
@@ -126,6 +130,8 @@ def _options(
         raise ArgumentValueError(f"markers must be 'keep' or 'remove', not {markers!r}")
     if markers != "keep" and command not in ("render", "inspect"):
         raise ArgumentValueError("markers= is for render and inspect")
+    if (not highlight or lang is not None) and (command != "render" or style != "html"):
+        raise ArgumentValueError("highlight= and lang= are for render with style='html'")
     if cache is not None and not resolve_urls:
         raise ArgumentValueError("cache is for resolve_urls=True")
     if resolve_urls:
@@ -147,6 +153,8 @@ def _options(
         footnotes=footnotes,
         raw_text=raw_text,
         markers=markers,  # type: ignore[arg-type]
+        highlight=highlight,
+        lang=lang,
         resolve_urls=resolve_urls,
         cache=cache,
     )
@@ -174,7 +182,8 @@ def process_lines(
     ``title``, ``proto_names``, ``errors`` (``--errors``: the span policy, ``errors=``
     of :func:`grounding_protos.citations.read`), ``unit`` (``--unit``),
     ``footnotes`` and ``raw_text`` (``render --footnotes``, ``--raw-text``),
-    ``markers`` (``--markers``: ``markers=`` of :func:`grounding_protos.citations.read`), and
+    ``markers`` (``--markers``: ``markers=`` of :func:`grounding_protos.citations.read`),
+    ``highlight`` and ``lang`` (``render --no-highlight``, ``--lang``), and
     ``resolve_urls`` with ``cache`` (``--resolve-urls``, ``--cache FILE``: the ``resolve``
     extra; give workers one sqlite ``cache`` to share what they resolved). The options
     are checked now, before the first line.

@@ -391,6 +391,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="markdown: GFM footnotes ([^1] and [^1]: definitions) instead of [1]",
     )
     sub.add_argument(
+        "--no-highlight",
+        dest="highlight",
+        action="store_false",
+        help="html: leave the cited text unmarked (the markers stay); highlight= in Python",
+    )
+    sub.add_argument(
+        "--lang",
+        metavar="TAG",
+        help="html: the answer's language tag (ko, pt-BR; '' for unknown) instead of "
+        "the one its script names; lang= in Python",
+    )
+    sub.add_argument(
+        "--fragment",
+        action="store_true",
+        help="html: the answer, its sources and the Search Suggestions as a fragment to "
+        "put in a page of your own, not a whole page; page=False in Python",
+    )
+    sub.add_argument(
         "--snap", choices=_SNAPS, help="move offsets that split a character to a boundary"
     )
     sub.add_argument(
@@ -533,6 +551,13 @@ def _render_view(options: Options) -> Options:
         raise Failure("--footnotes is for --style markdown")
     if options.raw_text and options.style != "html":
         raise Failure("--raw-text is for --style html")
+    for given, flag in ((not options.highlight, "--no-highlight"),
+                        (options.lang is not None, "--lang"),
+                        (options.fragment, "--fragment")):  # fmt: skip
+        if given and options.style != "html":
+            raise Failure(f"{flag} is for --style html")
+    if options.fragment and options.title is not None:
+        raise Failure("--title is for the page, not --fragment")
     if options.style == "html" and not options.raw_text and not available():
         stderr_line(
             f"{PROG}: markdown-it-py (3 or later) is not installed: the answer is shown as "
@@ -582,6 +607,9 @@ def _cmd_document(args: argparse.Namespace) -> int:
         raw_text=getattr(args, "raw_text", False),
         footnotes=getattr(args, "footnotes", False),
         markers=getattr(args, "markers", "keep"),
+        highlight=getattr(args, "highlight", True),
+        lang=getattr(args, "lang", None),
+        fragment=getattr(args, "fragment", False),
         errors=policy,  # type: ignore[arg-type]  # one of _POLICIES
         resolve_urls=getattr(args, "resolve_urls", False),
         cache=getattr(args, "cache", None),

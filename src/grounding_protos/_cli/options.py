@@ -36,3 +36,6 @@ class Options:
     raw_text: bool = False  # render --raw-text: the HTML view without Markdown
     footnotes: bool = False  # render --footnotes: GFM footnotes in the Markdown style
     markers: Literal["keep", "remove"] = "keep"  # --markers: read(markers=)
+    highlight: bool = True  # render --no-highlight: html without <mark>
+    lang: str | None = None  # render --lang: the answer's language tag (html)
+    fragment: bool = False  # render --fragment: html without the page (page=False)

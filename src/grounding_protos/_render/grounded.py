@@ -29,7 +29,7 @@ _STYLES: Final = ("markdown", "html", "plain")
 # finish reasons that say nothing about why an answer is empty
 _PLAIN_FINISH: Final = frozenset({"STOP", "FINISH_REASON_UNSPECIFIED"})
 _GROUNDED_OPTIONS: Final = frozenset(
-    {"footnotes", "raw_text", "page", "title", "lang", "id_prefix", "remote_images"}
+    {"footnotes", "raw_text", "page", "title", "lang", "id_prefix", "remote_images", "highlight"}
 )
 
 
@@ -47,6 +47,7 @@ def render_grounded(
     lang: str | None = None,
     id_prefix: str = DEFAULT_ID_PREFIX,
     remote_images: bool = False,
+    highlight: bool = True,
 ) -> str:
     """What ``grounding-protos render --style STYLE`` prints for ``grounded`` (see
     :func:`render`); ``page=False``: the HTML fragment of a ``--jsonl`` line."""
@@ -67,6 +68,8 @@ def render_grounded(
                 raise ArgumentValueError(f"{name}= is for style='html'")
         if not page:
             raise ArgumentValueError("page=False is for style='html'")
+        if not highlight:
+            raise ArgumentValueError("highlight=False is for style='html'")
     elif page and (remote_images or id_prefix != DEFAULT_ID_PREFIX):
         raise ArgumentValueError(
             "remote_images= and id_prefix= are for the fragment (page=False): the page "
@@ -90,10 +93,10 @@ def render_grounded(
         if page:
             return html.page(text, citations, title=html.DEFAULT_TITLE if title is None else title,
                              uncited=uncited, search=grounded.search, raw_text=raw_text,
-                             lang=lang)  # fmt: skip
+                             lang=lang, highlight=highlight)  # fmt: skip
         return html.fragment(text, citations, id_prefix=id_prefix, uncited=uncited,
                              search=grounded.search, raw_text=raw_text, lang=lang,
-                             remote_images=remote_images) + "\n"  # fmt: skip
+                             remote_images=remote_images, highlight=highlight) + "\n"  # fmt: skip
     if text:
         body = _render_text(text, citations, style, footnotes=footnotes)
     else:
@@ -130,6 +133,7 @@ def render(
     lang: str | None = None,
     id_prefix: str = DEFAULT_ID_PREFIX,
     remote_images: bool = False,
+    highlight: bool = True,
 ) -> str: ...
 @overload
 def render(
@@ -160,7 +164,9 @@ def render(*args: Any, **options: Any) -> str:
     the fragment to embed in a page of your own: the highlighted answer (``<div
     class="gp-answer">``), the source list and the search information, with the Search
     Suggestions chip (which Google's terms require an app to show) in a sandboxed frame;
-    ``id_prefix`` and ``remote_images`` as for the text form. An answer with no text (a
+    ``id_prefix`` and ``remote_images`` as for the text form. The cited text is
+    highlighted; ``highlight=False`` (``--no-highlight``) leaves it unmarked, markers
+    kept. An answer with no text (a
     blocked response, ``text == ""``) renders ``(the answer has no text)``, why (its
     finish or skipped reason) where the response says, and its sources. An answer whose
     citations have no text to sit on (``text is None``: a bare ``GroundingMetadata``)
