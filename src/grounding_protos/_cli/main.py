@@ -33,6 +33,7 @@ from grounding_protos._cli.io import (
 from grounding_protos._public import public
 
 if TYPE_CHECKING:
+    from grounding_protos._cli.load import Turns
     from grounding_protos._cli.options import Options
 
 __all__ = ["main"]
@@ -100,6 +101,16 @@ def _candidate(value: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a number, got {value!r}") from None
     if number < 0:
         raise argparse.ArgumentTypeError("must be 0 or more")
+    return number
+
+
+def _turn(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"turns are numbered from 1, not {value}")
     return number
 
 
@@ -232,6 +243,12 @@ def build_parser() -> argparse.ArgumentParser:
             default=0,
             metavar="N",
             help="which candidate of a Gemini response (default 0)",
+        )
+        sub.add_argument(
+            "--turn",
+            type=_turn,
+            metavar="N",
+            help="a Gemini Live session: only its turn N (1 for the first); without it, every turn",
         )
         sub.add_argument(
             "--jsonl",
@@ -578,7 +595,7 @@ def _cmd_document(args: argparse.Namespace) -> int:
         validate_document,
     )
     from grounding_protos._cli.io import resolve_type
-    from grounding_protos._cli.load import SERIOUS, load_input
+    from grounding_protos._cli.load import SERIOUS, Turns, load_input
     from grounding_protos._cli.options import Options
 
     command = args.doc_command
@@ -642,6 +659,13 @@ def _cmd_document(args: argparse.Namespace) -> int:
     label = label_of(args.file)
     live = command == "render" and args.output in (None, "-")
     document, warnings = load_input(options, args.file, label, live=live)  # a stream: merged
+    if isinstance(document, Turns):  # a Live session: one turn, or each in turn
+        if args.turn is not None:
+            document, warnings = document.pick(args.turn, label)
+        else:
+            return _session(args, options, document, label)
+    elif args.turn is not None:
+        raise Failure(at(label, "--turn is for a Gemini Live session, and this is none"))
     status = EXIT_OK
     if command == "render":
         output, found = render_document(options, document, label)
@@ -668,6 +692,76 @@ def _cmd_document(args: argparse.Namespace) -> int:
         stderr_line(f"{PROG}: warning: {label}: {problem}")
     if any(p.code in SERIOUS for p in warnings):
         status = max(status, EXIT_PROBLEMS)
+    return status
+
+
+def _session(args: argparse.Namespace, options: Options, session: Turns, label: str) -> int:
+    """render, validate and inspect of every turn of a Live session: each turn under a
+    heading of its number (``validate``: the turn's number before each path; ``inspect
+    --json``: a list of the turns' summaries)."""
+    from grounding_protos._cli.commands import (
+        format_summary,
+        is_warning,
+        problem_line,
+        render_document,
+        summarize,
+        validate_document,
+    )
+    from grounding_protos._cli.load import SERIOUS
+
+    command = args.doc_command
+    if command == "render" and options.style == "html":
+        raise Failure(
+            at(
+                label,
+                f"a Live session of {len(session.turns)} turns: --style html shows one "
+                "answer, so pick its turn with --turn N (1 for the first)",
+            )
+        )
+    status = EXIT_OK
+    pieces: list[str] = []
+    summaries: list[object] = []
+    problems: list[dict[str, str]] = []
+    for number, (document, warnings) in enumerate(session.turns, 1):
+        where = f"{label} turn {number}"
+        if any(p.code in SERIOUS for p in warnings):
+            status = EXIT_PROBLEMS
+        if command == "render":
+            output, found = render_document(options, document, where)
+            heading = f"## Turn {number}" if options.style == "markdown" else f"Turn {number}"
+            pieces.append(f"{heading}\n\n{output}")
+            for problem in [*warnings, *found]:
+                kind = "warning" if is_warning(problem) else "problem"
+                stderr_line(
+                    f"{PROG}: {kind}: {at(where, problem_line(dataclasses.asdict(problem)))}"
+                )
+            if not all(map(is_warning, found)):
+                status = EXIT_PROBLEMS
+        elif command == "validate":
+            found_here: list[dict[str, str]] = [dataclasses.asdict(p) for p in warnings]
+            found_here += validate_document(options, document, where)
+            for found_problem in found_here:
+                path = found_problem["path"]
+                found_problem["path"] = f"turn {number}.{path}" if path else f"turn {number}"
+            problems += found_here
+        else:
+            summary = summarize(options, document, where)
+            summary["problems"][:0] = [dataclasses.asdict(p) for p in warnings]
+            summaries.append(summary)
+            pieces.append(f"Turn {number}\n{format_summary(summary)}")
+            if summary["problems"] or "error" in summary:
+                status = EXIT_PROBLEMS
+    if command == "validate":
+        if getattr(args, "json", False):
+            output = dumps(problems) + "\n"
+        else:
+            output = "".join(problem_line(p) + "\n" for p in problems)
+        status = max(status, EXIT_PROBLEMS if problems else EXIT_OK)
+    elif command == "inspect" and args.json:
+        output = dumps(summaries) + "\n"
+    else:
+        output = "\n".join(pieces)
+    write_once(args.output, utf8(output), inputs=(args.file, args.text_file))
     return status
 
 
