@@ -612,7 +612,7 @@ def test_inspect_summary(cli: Any) -> None:
     assert run.code == 0, run.err
     out = run.text
     assert "input:      Gemini generateContent response" in out
-    assert "citations:  5 (5 grounding supports) on 5 distinct spans" in out
+    assert "citations:  5 grounding supports on 5 distinct spans" in out
     assert "problems:   none" in out
     assert "[2][3]" in out and "Η αίθουσα θεωρείται" in out  # noqa: RUF001 - Greek Eta
     summary = json.loads(cli("inspect", "--json", GEMINI).out)
@@ -637,7 +637,13 @@ def test_inspect_summary(cli: Any) -> None:
 
 def test_inspect_merges_citations_and_supports_on_one_span(cli: Any) -> None:
     summary = json.loads(cli("inspect", "--json", ANSWER).out)
-    assert summary["citations"] == {"total": 6, "citation": 3, "support": 3, "spans": 3}
+    assert summary["citations"] == {
+        "total": 6,
+        "citation": 3,
+        "support": 3,
+        "marker": 0,
+        "spans": 3,
+    }
     assert summary["spans"][2]["sources"] == [2, 3]
 
 

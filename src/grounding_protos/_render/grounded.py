@@ -8,6 +8,7 @@ no renderer, so ``Grounded`` has no ``render`` method).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Sequence
 from typing import Any, Final, overload
 
@@ -245,6 +246,12 @@ def render(*args: Any, **options: Any) -> str:
             given[name] = options.pop(name)
     if "text" not in given:
         raise TypeError("render() missing 1 required positional argument: 'text'")
+    # None and the defaults shown in the signature (_SIGNATURE) mean "not given"
+    if "citations" in given and given["citations"] is None:
+        del given["citations"]
+    for name, default in (("highlight", None), ("snap", None), ("clamp", False)):
+        if name in options and options[name] is default:
+            del options[name]
     text = given["text"]
     if isinstance(text, Grounded):
         style = given.get("style", "markdown")
@@ -269,5 +276,35 @@ def render(*args: Any, **options: Any) -> str:
         )
     return _render_text(text, given["citations"], given.get("style", "markdown"), **options)
 
+
+def _signature() -> inspect.Signature:
+    """What ``help(render)`` shows: both forms' parameters, not ``(*args, **options)``.
+    ``highlight=None`` is each form's default (``True`` for a :class:`Grounded`, ``False``
+    for a text); ``citations`` is for the text form, ``snap`` and ``clamp`` too."""
+    p = inspect.Parameter
+    positional = [
+        p("text", p.POSITIONAL_OR_KEYWORD, annotation="Grounded | str"),
+        p("citations", p.POSITIONAL_OR_KEYWORD, default=None,
+          annotation="Iterable[Citation] | None"),
+        p("style", p.POSITIONAL_OR_KEYWORD, default="markdown",
+          annotation="RenderStyle | MarkerStyle"),
+    ]  # fmt: skip
+    keywords = [
+        ("footnotes", False, "bool"),
+        ("raw_text", False, "bool"),
+        ("page", True, "bool"),
+        ("title", None, "str | None"),
+        ("lang", None, "str | None"),
+        ("id_prefix", DEFAULT_ID_PREFIX, "str"),
+        ("remote_images", False, "bool"),
+        ("highlight", None, "bool | None"),
+        ("snap", None, "SpanSnap | None"),
+        ("clamp", False, "bool"),
+    ]
+    named = [p(n, p.KEYWORD_ONLY, default=d, annotation=a) for n, d, a in keywords]
+    return inspect.Signature([*positional, *named], return_annotation="str")
+
+
+render.__signature__ = _signature()  # type: ignore[attr-defined]
 
 public("grounding_protos.citations", render)
