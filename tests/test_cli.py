@@ -530,10 +530,15 @@ def test_the_help_has_runnable_examples_and_no_repository_path(cli: Any) -> None
 
     from grounding_protos._cli.main import EXAMPLES, build_parser
 
-    for argv in ((), ("render",), ("validate",)):
-        text = cli(*argv, "--help").text
+    commands = {line.split()[1] for line, _ in EXAMPLES}
+    assert commands == {"types", "decode", "encode", "convert", "render", "validate", "inspect"}
+    text = cli("--help").text
+    assert all(line in text for line, _ in EXAMPLES)  # the top level: every example
+    for command in commands:  # a command: its own examples, not the others'
+        text = cli(command, "--help").text
         assert "docs/" not in text and ".md" not in text
-        assert all(line in text for line, _ in EXAMPLES)
+        for line, _ in EXAMPLES:
+            assert (line in text) == (line.split()[1] == command), (command, line)
     for line, _ in EXAMPLES:
         words = shlex.split(line)
         assert words[0] == "grounding-protos"

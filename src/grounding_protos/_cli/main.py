@@ -45,26 +45,54 @@ _SNAPS: Final = ("floor", "ceil", "outward")
 _POLICIES: Final = ("strict", "repair", "skip")
 
 # What --help ends with: examples that run as they are written (tests/test_cli.py
-# parses each), no path of the repository (an installed package has no docs/).
+# parses each), no path of the repository (an installed package has no docs/). The
+# top-level help shows them all; a command's help, its own.
 EXAMPLES: Final = (
     ("grounding-protos render answer.json", "the answer with [n] markers, and its sources"),
     ("grounding-protos render --style html answer.json -o page.html", "a self-contained page"),
+    ("grounding-protos render stream.sse", "a recorded stream, merged into its answer"),
+    ("grounding-protos render --turn 2 session.json", "one turn of a Gemini Live session"),
     ("grounding-protos validate answer.json", "every problem, one per line, path first"),
     ("grounding-protos inspect stream.sse", "a summary of a recorded stream"),
     (
         "grounding-protos render --jsonl answers.jsonl -o out.jsonl --failed-lines failed.jsonl",
         "a batch",
     ),
-)
-_EPILOG: Final = (
-    "examples:\n"
-    + "".join(f"  {line}\n      {what}\n" for line, what in EXAMPLES)
-    + """
-In Python: grounding_protos.citations.read(obj) and render(grounded, style), the same
-work (python -m pydoc grounding_protos.citations).
-exit status: 0 ok, 1 problems found (or some batch lines failed),
+    ("grounding-protos convert --type Answer --from json --to text answer.json",
+     "a message in protobuf text format"),
+    ("grounding-protos decode --type Answer --from base64 answer.b64", "wire bytes as JSON"),
+    ("grounding-protos encode --type Answer answer.json -o answer.bin", "JSON as wire bytes"),
+    ("grounding-protos types", "every message type, short and full names"),
+)  # fmt: skip
+# The same work in Python, per command (python -m pydoc shows each).
+_IN_PYTHON: Final = {
+    None: "grounding_protos.citations.read(obj) and render(grounded, style)",
+    "render": "grounding_protos.citations.render(read(obj), style), or read_stream(stream)",
+    "validate": "grounding_protos.citations.validate(obj), or validate_stream(stream)",
+    "inspect": "grounding_protos.citations.read(obj) (its text, citations and problems)",
+    "types": "grounding_protos.message_types()",
+    "decode": "grounding_protos.from_bytes(cls, data) and grounding_protos.codec.to_json",
+    "encode": "grounding_protos.codec.from_json(cls, text).SerializeToString()",
+    "convert": "grounding_protos.codec and google.protobuf.text_format",
+}
+_EXIT: Final = """exit status: 0 ok, 1 problems found (or some batch lines failed),
 2 bad usage or unreadable input."""
-)
+
+
+def _epilog(command: str | None = None) -> str:
+    """The examples of ``command`` (all of them for the top level), the same in Python,
+    and the exit statuses."""
+    shown = [(line, what) for line, what in EXAMPLES
+             if command is None or line.split()[1] == command]  # fmt: skip
+    examples = "".join(f"  {line}\n      {what}\n" for line, what in shown)
+    return (
+        ("examples:\n" + examples if examples else "")
+        + f"\nIn Python: {_IN_PYTHON[command]}.\n"
+        + _EXIT
+    )
+
+
+_EPILOG: Final = _epilog()
 
 
 # --- Argument parsing ---------------------------------------------------------------------
@@ -140,13 +168,14 @@ def _version() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the whole command line."""
-    common = _Parser(add_help=False)
-    common.add_argument(
+    debug = _Parser(add_help=False)
+    debug.add_argument(
         "--debug",
         action="store_true",
         default=argparse.SUPPRESS,
         help="show a traceback instead of a one-line error",
     )
+    common = _Parser(add_help=False, parents=[debug])
     common.add_argument(
         "--max-input",
         type=_max_input,
@@ -158,9 +187,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = _Parser(
         prog=PROG,
-        description="Decode, convert, render and check the grounding and citation "
-        "messages of Google AI APIs (Gemini, Vertex AI Search / Discovery Engine, "
-        "Dialogflow).",
+        description="Render, check and convert grounded answers and their citations, "
+        "with every offset on the right character: the grounding and citation messages "
+        "of Google AI APIs (Gemini, Vertex AI Search / Discovery Engine, Dialogflow), "
+        "the answers of OpenAI, Anthropic, Cohere, Amazon Bedrock, xAI and Perplexity, "
+        "and the objects of LangChain, LiteLLM, pydantic-ai and Google ADK; whole "
+        "responses or recorded streams.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -175,13 +207,15 @@ def build_parser() -> argparse.ArgumentParser:
         dest="command", metavar="COMMAND", required=True, parser_class=_Parser
     )
 
-    def command(name: str, help: str, description: str) -> argparse.ArgumentParser:
+    def command(
+        name: str, help: str, description: str, *, reads: bool = True
+    ) -> argparse.ArgumentParser:
         sub = commands.add_parser(
             name,
             help=help,
             description=description,
-            parents=[common],
-            epilog=_EPILOG,
+            parents=[common if reads else debug],  # --max-input: for what reads input
+            epilog=_epilog(name),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         return sub
@@ -321,6 +355,7 @@ def build_parser() -> argparse.ArgumentParser:
         "types",
         "list the message types",
         "List every message type: its short name (the shortest unambiguous one) and its full name.",
+        reads=False,
     )
     sub.add_argument("--json", action="store_true", help="a JSON array of {name, short}")
     sub.set_defaults(handler=_cmd_types)
@@ -383,11 +418,15 @@ def build_parser() -> argparse.ArgumentParser:
         "render",
         "the answer with inline citations and its sources",
         "Show a grounded answer with citation markers after each cited span and "
-        "the numbered source list: Markdown (default), plain text, or a "
-        "self-contained HTML page. Input: a Gemini response or candidate, a "
-        "Discovery Engine Answer, a GroundingMetadata (with --text), a "
-        "CitationMetadata, a Vertex AI Search summary, or an OpenAI, Anthropic, "
-        "Cohere or Bedrock response, as JSON.",
+        "the numbered source list: Markdown (default; markers never inside code or "
+        "links), plain text, or a self-contained HTML page. Input, as JSON: a Gemini "
+        "response or candidate, a Discovery Engine Answer, a GroundingMetadata (with "
+        "--text), a CitationMetadata, a Vertex AI Search summary, an OpenAI, "
+        "Anthropic, Cohere, Bedrock, xAI or Perplexity response (Perplexity's [n] "
+        "markers shown once; --markers), or a LangChain, LiteLLM, pydantic-ai or "
+        "Google ADK object dumped to JSON. Or a recorded stream of any of these (SSE, "
+        "a JSON array of chunks, a Bedrock event stream), merged into its answer, "
+        "and a Gemini Live session turn by turn (--turn N for one).",
     )
     document_options(sub)
     sub.add_argument(
