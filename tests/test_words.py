@@ -105,3 +105,11 @@ def test_one_of_a_kind_is_singular(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "citations:  1 citation on 1 distinct span\n" in out
     assert "text:       1 character, 3 UTF-8 bytes, 1 UTF-16 unit\n" in out
     assert not re.search(r"\b1 \w+s\b", out.split("\nspans:")[0])
+
+
+def test_validate_says_why_it_takes_no_span_policy(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", "--help"]) == 0
+    assert "It takes no --errors" in " ".join(capsys.readouterr().out.split())
+    assert main(["validate", "--errors", "skip", str(GEMINI)]) == 2
+    err = capsys.readouterr().err
+    assert "validate reports every problem; render and inspect take --errors" in err

@@ -480,7 +480,9 @@ def build_parser() -> argparse.ArgumentParser:
         "list the problems of a grounded answer",
         "Check offsets, segment texts, chunk indices, reference ids, scores and "
         "required fields. Prints one problem per line, path first; exit status 1 "
-        "when there is any, 0 when there is none.",
+        "when there is any, 0 when there is none. It takes no --errors: it reports "
+        "every problem, which the span policy of render and inspect (--errors "
+        "strict|repair|skip) then fails on, repairs or leaves out.",
     )
     document_options(sub)
     sub.add_argument("--json", action="store_true", help="a JSON array of {code, message, path}")
@@ -822,8 +824,14 @@ def _span_policy(args: argparse.Namespace) -> str:
     if value in _POLICIES:
         if not getattr(args, "has_span_policy", False):
             raise Failure(
-                f"{args.command} has no span policy, and {value!r} is one; the file of "
-                f"failed lines is --failed-lines FILE (./{value} for a file of that name)"
+                f"{args.command} has no span policy, and {value!r} is one"
+                + (
+                    " (validate reports every problem; render and inspect take --errors)"
+                    if args.command == "validate"
+                    else ""
+                )
+                + "; the file of failed lines is --failed-lines FILE "
+                f"(./{value} for a file of that name)"
             )
         if spans is not None:
             raise Failure("--spans and --errors both give the span policy: use --errors")
