@@ -109,7 +109,7 @@ def test_one_of_a_kind_is_singular(tmp_path: Path, capsys: pytest.CaptureFixture
 
 def test_validate_says_why_it_takes_no_span_policy(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", "--help"]) == 0
-    assert "It takes no --errors" in " ".join(capsys.readouterr().out.split())
+    assert "It takes no span policy" in " ".join(capsys.readouterr().out.split())
     assert main(["validate", "--errors", "skip", str(GEMINI)]) == 2
     err = capsys.readouterr().err
     assert "validate reports every problem; render and inspect take --errors" in err

@@ -480,9 +480,9 @@ def build_parser() -> argparse.ArgumentParser:
         "list the problems of a grounded answer",
         "Check offsets, segment texts, chunk indices, reference ids, scores and "
         "required fields. Prints one problem per line, path first; exit status 1 "
-        "when there is any, 0 when there is none. It takes no --errors: it reports "
-        "every problem, which the span policy of render and inspect (--errors "
-        "strict|repair|skip) then fails on, repairs or leaves out.",
+        "when there is any, 0 when there is none. It takes no span policy: it reports "
+        "every problem, which render and inspect then fail on, repair or leave out, "
+        "as their span policy says.",
     )
     document_options(sub)
     sub.add_argument("--json", action="store_true", help="a JSON array of {code, message, path}")
