@@ -108,3 +108,13 @@ def test_turn_is_for_a_live_session(capsys: pytest.CaptureFixture[str]) -> None:
     other = EXAMPLE.with_name("gemini_response.json")
     code, _, err = run(["render", "--turn", "1", str(other)], capsys)
     assert code == 2 and "--turn is for a Gemini Live session" in err
+
+
+def test_a_session_of_one_turn_is_one_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "turn.json"
+    path.write_text(json.dumps(g.live_turn(), ensure_ascii=False), encoding="utf-8")
+    (turn,) = read_turns(g.live_turn())
+    code, out, _ = run(["render", "--style", "html", str(path)], capsys)
+    assert (code, out) == (0, render(turn, "html"))

@@ -703,6 +703,8 @@ def _cmd_document(args: argparse.Namespace) -> int:
     if isinstance(document, Turns):  # a Live session: one turn, or each in turn
         if args.turn is not None:
             document, warnings = document.pick(args.turn, label)
+        elif len(document.turns) == 1:  # a session of one turn is one answer
+            document, warnings = document.pick(1, label)
         else:
             return _session(args, options, document, label)
     elif args.turn is not None:
