@@ -200,9 +200,14 @@ def render(*args: Any, **options: Any) -> str:
     by first appearance in text order; citations ending at one place share one marker
     listing their distinct numbers in ascending order; a citation without sources gets
     no marker. No character of ``text`` is changed: removing the markers (and, for
-    HTML, the tags and the escaping) gives it back exactly.
+    HTML, the tags and the escaping) gives it back exactly; but a citation of
+    ``kind="marker"`` (an answer's own ``[1]``, Perplexity's) has the marker run after
+    its span replaced by the style's marker, so that each shows once.
 
-    - ``"markdown"``, ``"plain"``: ``[1]``, ``[1][3]``; the text is left as it is.
+    - ``"markdown"``, ``"plain"``: ``[1]``, ``[1][3]``; the text is left as it is. In
+      Markdown a marker never goes into code or a URL: one whose span ends inside an
+      inline code span, a code block, a link (text or destination), an image, an
+      autolink, raw HTML or a bare URL goes right after it (``docs/render.md``).
       ``footnotes=True`` (Markdown only) writes GFM footnote references ``[^1]``
       instead, to go with :func:`source_list`'s ``footnotes=True`` definitions.
     - ``"html"``: the text's Markdown rendered (CommonMark, GFM tables and

@@ -3,7 +3,9 @@
 The work behind ``grounding_protos.citations.render`` and its helpers. Markers go
 right after the last character of each cited span, so a span's *end* is all that
 places a marker: overlapping, nested, duplicate, empty and unsorted spans need no
-special case. Sources are numbered by first appearance in text order.
+special case. Sources are numbered by first appearance in text order. Markdown output
+moves a marker out of code and links (``markdown_places``), and an answer's own marker
+run after a ``kind="marker"`` citation gives way to the style's (``own_markers``).
 
 How it is fast: every citation's byte offsets are converted in one bulk pass
 (:meth:`~grounding_protos.offsets.TextIndex.convert_spans`), the cited spans are
