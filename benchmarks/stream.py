@@ -19,9 +19,10 @@ Chat Completions, Assistants runs): a ~1 MB answer in 10,000 text deltas with 2,
 citations, ``read_stream`` of the events against ``read`` of the final response, and
 ``StreamReader.feed`` per delta, first 1,000 against last 1,000.
 
-And for the streams of Anthropic, Cohere and Bedrock (``_vendor_streams``):
-the same amount of text in as many text deltas, with 2,000 citations, against ``read``
-of each vendor's final response; and ``StreamReader.feed`` per event.
+And for the streams of Anthropic, Cohere and Bedrock (``_vendor_streams``), and of
+Mistral chat and Conversations and Perplexity (``_wild_streams``): the same amount of
+text in as many text deltas, with 2,000 citations, against ``read`` of each vendor's
+final response; and ``StreamReader.feed`` per event.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import time
 from typing import Any
 
 import _vendor_streams  # benchmarks/ is the script directory
+import _wild_streams  # benchmarks/ is the script directory
 from _corpus import SENTENCES  # benchmarks/ is the script directory
 from _timing import best  # benchmarks/ is the script directory
 
@@ -189,6 +191,7 @@ def main(
     print(f"ratio end / start                    {r['feed_ratio']:8.2f}    goal: <= 1.5")
     print(f"  (a reader re-joining the text per chunk: end / start {r['naive_ratio']:.0f})")
     _vendor_streams.report(text_bytes, chunks, supports, repeat)
+    _vendor_streams.report(text_bytes, chunks, supports, repeat, _wild_streams.cases)
 
 
 # --- The OpenAI family: Responses API, Chat Completions, Assistants runs --------------------

@@ -27,7 +27,7 @@ from grounding_protos.citations import Grounded, StreamReader, read
 from grounding_protos.cli import main
 from tests import citation_cases as cases
 from tests import google_cases, markdown_cases, openai_streams, vendor_cases
-from tests.test_inputs_dispatch import BLOCKED
+from tests.test_sources_registry import BLOCKED
 from tests.test_validate_quick import _gemini_with_extras
 
 genai_types = pytest.importorskip("google.genai.types")

@@ -121,9 +121,12 @@ def test_stream_benchmark_runs_and_prints_its_ratios(capsys: pytest.CaptureFixtu
     stream_benchmark.main(20_000, 200, 50, repeat=1)  # asserts both reads agree
     out = capsys.readouterr().out
     assert "ratio read_stream / read" in out and "ratio end / start" in out
-    for vendor in ("anthropic", "cohere", "bedrock"):  # each vendor's stream, checked equal
+    vendors = ("anthropic", "cohere", "bedrock", "bedrock_nova", "bedrock_retrieve_and_generate",
+               "bedrock_invoke_agent", "mistral chat", "mistral conversation",
+               "perplexity")  # fmt: skip
+    for vendor in vendors:  # each vendor's stream, checked equal
         assert f"  {vendor} (" in out
-    assert out.count("ratio read_stream / read") == 4
+    assert out.count("ratio read_stream / read") == 1 + len(vendors)
 
 
 def test_stream_benchmark_of_the_openai_family_runs_small(
@@ -168,3 +171,13 @@ def test_import_cost_of_the_html_view_runs_small(capsys: pytest.CaptureFixture[s
     assert "markdown-it-py + mdurl" in out
     size, files = import_cost.installed_size("markdown-it-py")
     assert size > 0 and files > 0
+
+
+def test_markers_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
+    """``markers.py``: the code scan of the marker readers against the same answer
+    without code, and markdown-it-py's one-off import."""
+    pytest.importorskip("markdown_it")
+    markers = script("markers")
+    markers.main(count=20, repeat=1)  # checks the code's markers are not read
+    out = capsys.readouterr().out
+    assert "code scan: " in out and "markdown-it-py's import" in out

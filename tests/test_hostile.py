@@ -750,3 +750,111 @@ def test_a_lone_surrogate_in_a_title_is_written_as_its_escape(
     assert code in (0, 1) and "internal error" not in err, err
     if argv[0] != "validate":
         assert b"T\\ud800" in out
+
+
+# --- Redirect resolution: user info is never sent, nor taken for a page ---------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"https://user:pass@{GOOGLE}/grounding-api-redirect/AUZ-köln",
+        f"https://user@{GOOGLE}/grounding-api-redirect/AUZ",
+        f"https://:@{GOOGLE}:443/grounding-api-redirect/AUZ",
+        f"HTTPS://u%40x:p@{GOOGLE.upper()}/grounding-api-redirect/AUZ",
+    ],
+)
+def test_a_grounding_redirect_with_user_info_is_refused_unsent(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("httpx")
+    from grounding_protos._net import redirects
+    from grounding_protos.citations import Citation, Grounded, Source, resolve_urls
+
+    sent: list[str] = []
+
+    async def fetch_all(urls: list[str], options: Any) -> dict[str, Any]:
+        sent.extend(urls)
+        return {}
+
+    monkeypatch.setattr(redirects, "fetch_all", fetch_all)
+    source = Source(uri=url, title="القاهرة 😀", kind="web")
+    grounded = Grounded("東京 😀", [Citation(0, 6, 0, 2, "東京", (source,))])
+    resolved = resolve_urls(grounded)
+    assert sent == []
+    assert [p.code for p in resolved.problems] == ["redirect-credentials"]
+    assert resolved.citations[0].sources == (source,)
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        f"https://user:pass@{GOOGLE}/grounding-api-redirect/next",  # a redirect to follow
+        "https://www.tagesschau.de@evil.example/köln",  # a page dressed as another host
+    ],
+)
+def test_a_location_with_user_info_is_neither_followed_nor_the_page(target: str) -> None:
+    pytest.importorskip("httpx")
+    import asyncio
+
+    from grounding_protos._net import redirects
+
+    asked: list[str] = []
+
+    async def ask(url: str) -> Any:
+        asked.append(url)
+        return redirects.Outcome(target)
+
+    start = f"https://{GOOGLE}/grounding-api-redirect/A"
+    outcome = asyncio.run(redirects._follow(start, redirects.Settings(), ask))
+    assert asked == [start]
+    assert outcome.target is None and outcome.code == "redirect-credentials"
+
+
+# --- Terminals: bidi controls in titles and URLs shown escaped -----------------------------
+
+BIDI = {chr(c) for c in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]}
+# "https://\u202eelgoog.www//:sptth\u202c" shows as a Google URL on a bidi terminal
+SPOOF_URL = "https://evil.example/\u202elpmaxe.live\u202c/\u2066x\u2069"
+CAIRO = "القاهرة"
+SPOOF_TITLE = f"\u202btagesschau.de\u202c \u2067{CAIRO}\u2069 \u202dKöln\u202c\u202a😀\u202c"
+
+
+def _bidi_response() -> dict[str, Any]:
+    text = f"Grüße aus Köln. {CAIRO} 東京😀"
+    return {"candidates": [{
+        "content": {"parts": [{"text": text}]},
+        "finishReason": "STOP",
+        "groundingMetadata": {
+            "groundingChunks": [{"web": {"uri": SPOOF_URL, "title": SPOOF_TITLE}}],
+            "groundingSupports": [{"segment": {"startIndex": 0,
+                                               "endIndex": len("Grüße aus Köln.".encode())},
+                                   "groundingChunkIndices": [0]}],
+        },
+    }]}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["render"], ["render", "--style", "plain"], ["render", "--footnotes"], ["inspect"],
+     ["render", "--style", "html"]],
+)  # fmt: skip
+def test_a_terminal_gets_bidi_controls_escaped(
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "bidi.json"
+    path.write_text(json.dumps(_bidi_response(), ensure_ascii=False), encoding="utf-8")
+    buffer = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", _Terminal(buffer, encoding="utf-8", write_through=True))
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        main([*argv, str(path)])
+    shown = buffer.getvalue().decode("utf-8") + err.getvalue()
+    assert not BIDI & set(shown), sorted(BIDI & set(shown))
+    if argv == ["render"]:
+        assert "\\u202elpmaxe.live\\u202c" in shown and f"\\u2067{CAIRO}\\u2069" in shown
+    # to a file: byte-exact, the controls kept
+    out = tmp_path / "out.txt"
+    assert main([*argv, str(path), "-o", str(out)]) == 0
+    if argv[0] == "render" and "html" not in argv:
+        assert "\u202elpmaxe.live\u202c" in out.read_text(encoding="utf-8")

@@ -42,10 +42,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 # Modules that only the named importers may use (lazily): the network, the CLI.
-# Imports of a layer above that the merger/read split removes (the move's own commit).
-MOVED_UP = {
-    ("_sources.merging", "_citations.read"),
-}
 ONLY_FROM = {
     "_net": {"_citations.links", "_cli.commands", "_cli.main", "_cli.lines", "_cli.batch"},
 }
@@ -108,9 +104,7 @@ def test_every_module_has_a_layer() -> None:
 def test_imports_point_down(module: str) -> None:
     rank = RANK[_layer(module)]
     upward = sorted(
-        target
-        for target in GRAPH[module]
-        if target and RANK.get(_layer(target), -1) > rank and (module, target) not in MOVED_UP
+        target for target in GRAPH[module] if target and RANK.get(_layer(target), -1) > rank
     )
     assert upward == [], f"{module} imports from a layer above its own: {upward}"
 
@@ -181,3 +175,38 @@ def test_top_folder_stays_small() -> None:
         prefixes.setdefault(name.split("_")[1], []).append(name)
     shared = {k: v for k, v in prefixes.items() if len(v) > 1}
     assert shared == {}, f"private modules sharing a prefix belong in a folder: {shared}"
+
+
+# --- Inside the sources: shared helpers below the sources, the registry above them -------
+
+_SHARED = ("_sources.common", "_sources.merging", "_sources.parse")
+_SOURCE_MODULES = sorted(
+    m for m in MODULES if m.startswith("_sources.") and m not in (*_SHARED, "_sources.registry")
+)
+
+
+@pytest.mark.parametrize("module", _SHARED)
+def test_what_the_sources_share_imports_no_source(module: str) -> None:
+    sources = sorted(t for t in GRAPH[module] if t in _SOURCE_MODULES or t == "_sources.registry")
+    assert sources == [], f"{module} (shared by every source) imports {sources}"
+
+
+@pytest.mark.parametrize("module", _SOURCE_MODULES)
+def test_a_source_never_imports_the_registry_or_the_stream_entry_points(module: str) -> None:
+    # a merger ends at the merged final response: reading it is the entry points' job
+    above = sorted(t for t in GRAPH[module] if t == "_sources.registry" or _layer(t) == "_streams")
+    assert above == [], f"{module} imports {above}"
+
+
+def test_every_source_module_is_reached_from_the_registry() -> None:
+    # one registration: a source's reader and merger are named in _sources/registry.py
+    seen: set[str] = set()
+    todo = ["_sources.registry"]
+    while todo:
+        for target in GRAPH[todo.pop()]:
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    modules = [m for m in _SOURCE_MODULES if MODULES[m].name != "__init__.py"]
+    unreached = sorted(m for m in modules if m not in seen)
+    assert unreached == [], f"source modules the registry does not reach: {unreached}"

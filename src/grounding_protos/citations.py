@@ -52,7 +52,6 @@ from grounding_protos._render.markers import (
     search_notes,
     source_list,
 )
-from grounding_protos._sources.google.live.merger import TurnReader
 from grounding_protos._streams.read import (
     StreamReader,
     Update,
@@ -61,6 +60,7 @@ from grounding_protos._streams.read import (
     read_turns,
     validate_stream,
 )
+from grounding_protos._streams.turns import TurnReader
 
 __all__ = [
     "SHAPES",

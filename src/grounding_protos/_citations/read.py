@@ -10,7 +10,7 @@ from grounding_protos._core.resolve import resolve
 from grounding_protos._exceptions import ArgumentValueError
 from grounding_protos._offsets import SpanSnap, Unit, check_span_snap
 from grounding_protos._public import public
-from grounding_protos._sources.perplexity import remove_markers
+from grounding_protos._sources.markers import remove_markers
 from grounding_protos._sources.registry import read_input
 
 _POLICIES = ("strict", "repair", "skip")

@@ -339,21 +339,28 @@ def line_safe(text: str) -> str:
 # --- Writing ----------------------------------------------------------------------------
 
 # Control characters a terminal would obey (ESC sequences: clipboard writes, titles,
-# screen clears; BEL; a carriage return over the line; C1 controls such as CSI):
-# shown escaped on a terminal, kept as they are in a file or a pipe.
+# screen clears; BEL; a carriage return over the line; C1 controls such as CSI), and
+# the bidi embedding, override and isolate controls, with which a bidi terminal shows
+# characters in another order than they are (U+202E turns "moc.elgoog//:sptth" around,
+# as in "Trojan Source", CVE-2021-42574): shown escaped on a terminal, kept as they are
+# in a file or a pipe. The marks (U+200E, U+200F, U+061C) stay: Arabic and Hebrew text
+# uses them, and they reorder no letters.
+_BIDI_CONTROLS: Final = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
 _TERMINAL_ESCAPES: Final = (
     {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F] if c not in (0x09, 0x0A)}
     | {0x0D: "\\r"}
-    | {c: f"\\u{c:04x}" for c in range(0x80, 0xA0)}
+    | {c: f"\\u{c:04x}" for c in (*range(0x80, 0xA0), *_BIDI_CONTROLS)}
 )
 
 
 def terminal_safe(text: str) -> str:
     r"""``text`` with its control characters escaped (line breaks and tabs kept), for a
-    terminal: ``\x1b``, ``\x07``, ``\r``, ``\u009b``.
+    terminal: ``\x1b``, ``\x07``, ``\r``, ``\u009b``, the bidi controls ``\u202e``.
 
     >>> terminal_safe("Köln\x1b]52;c;SGVsbG8=\x07\n")
     'Köln\\x1b]52;c;SGVsbG8=\\x07\n'
+    >>> terminal_safe("https://\u202eelpmaxe.live\u202c/ القاهرة\u200f")
+    'https://\\u202eelpmaxe.live\\u202c/ القاهرة\u200f'
     """
     return text.translate(_TERMINAL_ESCAPES)
 

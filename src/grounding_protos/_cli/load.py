@@ -102,16 +102,13 @@ def load_input(
         head = _first_lines(stream, label)
         if detect(head.decode("utf-8", "replace")) == "sse":
             return _merge(options, lambda: _sse_items(head, stream, label), label, echo=True)
-        from grounding_protos._sources.bedrock.converse_stream import (
-            eventstream_items,
-            is_eventstream,
-        )
+        from grounding_protos._sources.bedrock.eventstream import PRELUDE, is_eventstream
 
-        if len(head) < 16:  # (a prelude's bytes may hold a line end)
-            head += stream.read(16 - len(head))
-        if is_eventstream(head[:16]):  # a raw Bedrock ConverseStream body, as it arrives
+        while len(head) < PRELUDE and (more := stream.read(PRELUDE - len(head))):
+            head += more  # (a prelude's bytes may hold a line end)
+        if is_eventstream(head):  # a raw AWS event stream (Bedrock), as it arrives
             pieces = _binary_pieces(head, stream, label)
-            return _merge(options, lambda: eventstream_items(pieces), label, echo=True)
+            return _merge(options, lambda: _eventstream_items(pieces), label, echo=True)
         data = head + read_limited(stream, label)
         if LIMITS.input and len(data) > LIMITS.input:
             raise too_large(label)
@@ -121,10 +118,10 @@ def load_input(
         from grounding_protos._sources.parse import recorded_chunks
 
         return _merge(options, lambda: recorded_chunks(data), label)
-    from grounding_protos._sources.bedrock.converse_stream import eventstream_items, is_eventstream
+    from grounding_protos._sources.bedrock.eventstream import is_eventstream
 
-    if is_eventstream(data[:16]):  # a raw Bedrock ConverseStream body
-        return _merge(options, lambda: eventstream_items([data]), label)
+    if is_eventstream(data):  # a raw AWS event stream (Bedrock)
+        return _merge(options, lambda: _eventstream_items([data]), label)
     return load_document(options, data, label), []
 
 
@@ -163,6 +160,15 @@ def _binary_pieces(head: bytes, stream: IO[bytes], label: str) -> Iterable[bytes
         if LIMITS.input and size > LIMITS.input:
             raise too_large(label)
         yield piece
+
+
+def _eventstream_items(pieces: Iterable[bytes]) -> Iterable[Item]:
+    """The events of a raw AWS event stream, of whichever operation its first event names
+    (each source's stream in ``_sources.registry`` declares its own)."""
+    from grounding_protos._sources.bedrock.eventstream import eventstream_items
+    from grounding_protos._sources.registry import AWS_STREAMS
+
+    return eventstream_items(pieces, AWS_STREAMS)
 
 
 def _sse_items(head: bytes, stream: IO[bytes], label: str) -> Iterable[Item]:
@@ -274,9 +280,12 @@ def _live_turns(items: Iterable[Item]) -> Turns:
     """
     from grounding_protos._core.model import Problem
     from grounding_protos._sources.google.gemini.merger import decode_text
-    from grounding_protos._sources.google.live.merger import TurnMerger, is_message
-    from grounding_protos._sources.google.live.merger import _answers as answers
-    from grounding_protos._sources.google.live.merger import _any_answer as any_answer
+    from grounding_protos._sources.google.live.merger import (
+        TurnMerger,
+        answers,
+        any_answer,
+        is_message,
+    )
     from grounding_protos._sources.parse import Truncated
 
     turns: list[tuple[object, list[Problem]]] = []

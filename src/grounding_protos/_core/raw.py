@@ -39,10 +39,17 @@ InputShape = Literal[
     "openai_thread_message",
     "openai_message_list",
     "perplexity_chat_completion",
+    "mistral_chat_completion",
+    "mistral_conversation",
+    "mistral_chat_history",
+    "xai_chat_completion",
+    "azure_on_your_data_chat_completion",
+    "openrouter_perplexity_chat_completion",
     "anthropic_message",
     "cohere_chat",
     "bedrock_retrieve_and_generate",
     "bedrock_converse",
+    "bedrock_invoke_agent",
     "langchain_message",
     "litellm_response",
     "pydantic_ai_response",
@@ -131,7 +138,8 @@ class RawAnswer:
     # declared sources no span points at by index: sources of the whole answer (AQA
     # grounding attributions), places a Maps tool returned (Interactions)
     answer_sources: list[tuple[str, Source]] = field(default_factory=list)
-    # character ranges of the citation markers in the text (Perplexity's "[1]"), which
+    # character ranges of the citation markers in the text (Perplexity's "[1]", Azure's
+    # "[doc1]", xAI's "[[1]](url)"), which
     # read(markers="remove") cuts out
     markers: list[tuple[int, int]] = field(default_factory=list)
     # what the reader found about the input beside its spans, recorded in

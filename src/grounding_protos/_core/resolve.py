@@ -51,7 +51,7 @@ FATAL = frozenset(
     }
 )
 # A reader's notes that "strict" raises (the others are recorded in every mode).
-STRICT_NOTES = frozenset({"framework-disagreement"})
+STRICT_NOTES = frozenset({"framework-disagreement", "wrong-type"})
 _INTEGER = re.compile(r"-?[0-9]+")
 # Problems of the whole answer, which no span policy can skip.
 _WHOLE_ANSWER = frozenset({"text-conflict", "text-not-utf8"})

@@ -457,14 +457,15 @@ async def _follow(url: str, options: Settings, ask: Callable[[str], Awaitable[Ou
                 if target == url
                 else f"loops at {excerpt(target)}",
             )
+        if _has_userinfo(target):  # never Google's: a redirect to follow, or a page
+            # dressed as another host ("https://trusted.example@evil.example/")
+            return _failed(
+                "redirect-credentials", f"redirects to {excerpt(target)} with a user name"
+            )
         if options.claims(target) and (reason := options.refusal(target)):
             return _failed("redirect-refused", f"redirects to {excerpt(target)}: {reason}")
         if not options.is_redirect(target):
             return outcome
-        if _has_userinfo(target):
-            return _failed(
-                "redirect-credentials", f"redirects to {excerpt(target)} with a user name"
-            )
         seen.add(target)
         current = target
     return _failed("redirect-too-many", f"still a redirect after {MAX_HOPS} requests")

@@ -5,9 +5,11 @@ and, where it streams, its merger (events -> the source's own final response).
 Grouped where it helps: ``google/`` (Gemini and its Live and Interactions APIs, Discovery
 Engine), ``openai/`` (the OpenAI API and the APIs shaped like it), ``frameworks/``
 (LangChain, LiteLLM, pydantic-ai, Google ADK); ``anthropic/``, ``cohere/``, ``bedrock/``
-and ``perplexity`` stand alone. What the sources share is here, one level down:
-``common`` (the readers' structural helpers), ``merging`` (the mergers' machinery) and
-``parse`` (SSE and JSON-array recordings as numbered chunks). ``registry`` lists every
+stand alone, and so do the sources that cite by markers in the text: ``perplexity``,
+``azure_on_your_data``, ``xai`` and ``openrouter``. What the sources share is here, one
+level down: ``common`` (the readers' structural helpers), ``markers`` (the marker rule,
+where the code is, cutting markers), ``merging`` (the mergers' machinery) and ``parse``
+(SSE and JSON-array recordings as numbered chunks). ``registry`` lists every
 source once and picks the one that reads an input.
 
 Imports the citation core and the generated layer, nothing above: a merger ends at the

@@ -15,10 +15,10 @@ from typing import Any
 from google.protobuf.message import Message
 
 from grounding_protos._core.access import get
-from grounding_protos._core.model import Source
+from grounding_protos._core.model import Problem, Source
 from grounding_protos._core.raw import SHAPES, RawAnswer
 from grounding_protos._exceptions import UnsupportedInputError
-from grounding_protos._quote import excerpt
+from grounding_protos._quote import excerpt, shown
 
 _SCALARS = (str, bytes, bytearray, int, float, bool, list, tuple, set, frozenset, dict)
 
@@ -157,6 +157,21 @@ def metadata_pairs(value: object) -> tuple[tuple[str, str], ...]:
             continue
         out.append((str(key), str(item)))
     return tuple(out)
+
+
+def wrong_type(raw: RawAnswer, path: str, value: object, expected: str) -> None:
+    """Record that field ``path`` holds ``value`` where its shape has ``expected``: the
+    value is left out, with a ``wrong-type`` problem (``"strict"`` raises it), never read
+    as absent without a word.
+
+    >>> raw = RawAnswer("none", "")
+    >>> wrong_type(raw, "output[0].action.queries", "Köln", "a list of strings")
+    >>> str(raw.notes[0])
+    "output[0].action.queries: must be a list of strings, not 'Köln'; left out [wrong-type]"
+    """
+    raw.notes.append(
+        Problem("wrong-type", f"must be {expected}, not {shown(value)}; left out", path)
+    )
 
 
 def unsupported(obj: object, why: str = "") -> UnsupportedInputError:

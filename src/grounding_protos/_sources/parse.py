@@ -69,6 +69,22 @@ def detect(head: str) -> Format | None:
 # --- Server-Sent Events ------------------------------------------------------------
 
 
+def text_line(element: object) -> str:
+    """One element of a stream of SSE lines (``str`` or UTF-8 ``bytes``) as text.
+
+    Raises:
+        StreamError: bytes that are not UTF-8, or an element that is no line.
+    """
+    if isinstance(element, str):
+        return element
+    if isinstance(element, (bytes, bytearray)):
+        try:
+            return bytes(element).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise StreamError(f"an SSE line is not UTF-8 (byte {exc.start})") from exc
+    raise StreamError(f"expected the lines of an SSE stream, got {type(element).__name__}")
+
+
 class SSEParser:
     """Server-Sent Events, pushed in pieces: each piece is one line (with or without its
     line end, as ``iter_lines`` gives them) or many whole lines.

@@ -1,7 +1,7 @@
 """``read_stream``, ``aread_stream`` and :class:`StreamReader`: any stream input turned
-into numbered chunks, merged by the vendor's merger (``gemini``, ``answer``, the
-surfaces' and the OpenAI family's in ``_MERGERS``), and the merged response read as a
-whole by ``read``.
+into numbered chunks, merged by its source's merger (the first event recognized by a
+source's ``Stream`` in ``_sources.registry``, else Gemini's), and the merged response
+read as a whole by ``read``.
 
 A stream takes the same road as a whole response: nothing here reads grounding
 metadata; the merger only decides which chunk's metadata the merged response keeps.
@@ -13,7 +13,7 @@ import codecs
 import itertools
 import os
 from bisect import bisect_left, bisect_right
-from collections.abc import AsyncIterable, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import IO, Any, cast
 
@@ -32,15 +32,7 @@ from grounding_protos._exceptions import (
 )
 from grounding_protos._offsets import SpanSnap, Unit
 from grounding_protos._public import public
-from grounding_protos._sources.anthropic import merger as anthropic
-from grounding_protos._sources.bedrock import converse_stream as bedrock
-from grounding_protos._sources.cohere import merger as cohere
-from grounding_protos._sources.frameworks.adk import merger as adk
-from grounding_protos._sources.frameworks.langchain import merger as langchain
-from grounding_protos._sources.frameworks.litellm import merger as litellm
-from grounding_protos._sources.frameworks.pydantic_ai import merger as pydantic_ai
-from grounding_protos._sources.google.answer.merger import merge_answer_chunks
-from grounding_protos._sources.google.assist import merger as assist
+from grounding_protos._sources.bedrock import eventstream as aws
 from grounding_protos._sources.google.gemini.merger import (
     CITATION_FIELDS,
     Candidate,
@@ -48,19 +40,7 @@ from grounding_protos._sources.google.gemini.merger import (
     decode_text,
     integer,
 )
-from grounding_protos._sources.google.grounded_generation import merger as grounded_generation
-from grounding_protos._sources.google.interactions import merger as interactions
-from grounding_protos._sources.google.live import merger as live
-from grounding_protos._sources.merging import (
-    EventMerger,
-    Placeable,
-    ReadOptions,
-    merge_with,
-    text_line,
-)
-from grounding_protos._sources.openai import assistants_stream as openai_assistants
-from grounding_protos._sources.openai import chat_stream as openai_chat
-from grounding_protos._sources.openai import responses_stream as openai_responses
+from grounding_protos._sources.merging import EventMerger, Placeable
 from grounding_protos._sources.parse import (
     Chunk,
     Item,
@@ -68,8 +48,11 @@ from grounding_protos._sources.parse import (
     Truncated,
     detect,
     recorded_chunks,
+    text_line,
 )
-from grounding_protos._sources.registry import classify
+from grounding_protos._sources.registry import AWS_STREAMS, Merge, stream_of
+from grounding_protos._streams.options import ReadOptions, read_gemini
+from grounding_protos._streams.turns import TurnReader
 
 # --- Inputs ------------------------------------------------------------------------------
 
@@ -88,20 +71,21 @@ def stream_items(stream: object) -> Iterator[Item]:
     if isinstance(stream, os.PathLike):  # a recording's path: its bytes
         with open(stream, "rb") as recording:
             stream = recording.read()
-    if isinstance(stream, (bytes, bytearray, memoryview)) and bedrock.is_eventstream(
-        bytes(stream[:16])
-    ):  # a raw Bedrock ConverseStream body
-        return bedrock.eventstream_items([bytes(stream)])
+    if isinstance(stream, (bytes, bytearray, memoryview)) and aws.is_eventstream(
+        bytes(stream[: aws.PRELUDE])
+    ):  # a raw AWS event stream body (Bedrock)
+        return aws.eventstream_items([bytes(stream)], AWS_STREAMS)
     if isinstance(stream, (str, bytes, bytearray, memoryview)):
         return recorded_chunks(stream)
     if hasattr(stream, "read"):
         file: IO[Any] = stream  # type: ignore[assignment]
-        peek = getattr(file, "peek", None)
-        if callable(peek) and bedrock.is_eventstream(bytes(peek(16))[:16]):
-            return bedrock.eventstream_items(iter(lambda: file.read(65536), b""))
+        if aws.is_eventstream(_file_head(file)):
+            return aws.eventstream_items(iter(lambda: file.read(65536), b""), AWS_STREAMS)
         return recorded_chunks(file)
-    if isinstance(stream, Mapping) and "ResponseMetadata" in stream and "stream" in stream:
-        return _iterable_items(iter(stream["stream"]))  # boto3's converse_stream() response
+    if isinstance(stream, Mapping) and "ResponseMetadata" in stream:
+        for name in ("stream", "completion"):  # boto3's converse_stream(),
+            if name in stream:  # retrieve_and_generate_stream(), invoke_agent() response
+                return _iterable_items(iter(stream[name]))
     if _is_response(stream):
         return iter([Chunk(1, stream)])
     if not isinstance(stream, Iterable):
@@ -112,19 +96,67 @@ def stream_items(stream: object) -> Iterator[Item]:
     return _iterable_items(iter(stream))
 
 
+_BYTES = (bytes, bytearray, memoryview)
+
+
+def _file_head(file: IO[Any]) -> bytes:
+    """The first 12 bytes of a binary file, left unread: peeked (a buffered file), or
+    read and sought back (``io.BytesIO``, a file on disk); ``b""`` when neither can
+    tell (a text file, a pipe whose buffer holds fewer bytes)."""
+    peek = getattr(file, "peek", None)
+    if callable(peek):
+        head = peek(aws.PRELUDE)
+        if isinstance(head, _BYTES) and len(head) >= aws.PRELUDE:
+            return bytes(head[: aws.PRELUDE])
+    try:
+        if file.seekable():
+            at = file.tell()
+            head = file.read(aws.PRELUDE)
+            file.seek(at)
+            return bytes(head) if isinstance(head, _BYTES) else b""
+    except (OSError, ValueError, AttributeError):
+        pass
+    return b""
+
+
 def _iterable_items(elements: Iterator[object]) -> Iterator[Item]:
     """Numbered chunks of an iterable: the elements themselves (numbered by
-    ``enumerate``, no object per chunk), or the events of SSE lines."""
+    ``enumerate``, no object per chunk), the events of SSE lines, or those of the byte
+    pieces of a raw AWS event stream (told by its first 12 bytes, however the pieces
+    are cut)."""
     first = next(elements, _END)
     if first is _END:
         return iter(())
-    if isinstance(first, bytes) and bedrock.is_eventstream(first[:16]):
-        return bedrock.eventstream_items(itertools.chain([first], elements))  # type: ignore[arg-type]
+    if isinstance(first, _BYTES):
+        head: list[object] = [first]
+        size = len(first)
+        while size < aws.PRELUDE:  # too short to tell: the next pieces too
+            piece = next(elements, _END)
+            if piece is _END:
+                break
+            head.append(piece)
+            if not isinstance(piece, _BYTES):
+                break
+            size += len(piece)
+        elements = itertools.chain(head[1:], elements)
+        if aws.is_eventstream(b"".join(bytes(p) for p in head if isinstance(p, _BYTES))):
+            return aws.eventstream_items(_pieces(first, elements), AWS_STREAMS)
     if isinstance(first, (str, bytes)):
         text = first.decode("utf-8", "replace") if isinstance(first, bytes) else first
         if detect(text) == "sse" or not text.strip():  # SSE lines (``iter_lines()``)
             return _sse_lines(first, elements)
     return itertools.chain(((1, first),), enumerate(elements, 2))  # type: ignore[arg-type]
+
+
+def _pieces(first: object, rest: Iterator[object]) -> Iterator[bytes]:
+    """The byte pieces of a raw event stream; a piece of another type is a StreamError."""
+    for number, piece in enumerate(itertools.chain([first], rest)):
+        if not isinstance(piece, _BYTES):
+            raise StreamError(
+                f"piece {number + 1} of a raw AWS event stream is a "
+                f"{type(piece).__name__}, not bytes"
+            )
+        yield bytes(piece)
 
 
 _END = object()
@@ -139,9 +171,34 @@ def _sse_lines(first: object, rest: Iterator[object]) -> Iterator[Item]:
 
 
 async def _async_items(stream: AsyncIterable[object]) -> AsyncIterable[Item]:
+    iterator = aiter(stream)
+    head: list[object] = []  # the first byte pieces, until 12 bytes tell the format
+    size = 0
+    async for element in iterator:
+        head.append(element)
+        if not isinstance(element, _BYTES):
+            break
+        size += len(element)
+        if size >= aws.PRELUDE:
+            break
+    raw = all(isinstance(p, _BYTES) for p in head)
+    data = b"".join(cast("list[bytes]", head)) if raw else b""
+    if aws.is_eventstream(data):  # a raw AWS event stream
+        decoder = aws.Decoder(AWS_STREAMS)  # (httpx's aiter_bytes(): pieces of any size)
+        for chunk in decoder.feed(data):
+            yield chunk
+        async for piece in iterator:
+            if not isinstance(piece, _BYTES):
+                raise StreamError(f"a piece of a raw AWS event stream is a "
+                                  f"{type(piece).__name__}, not bytes")  # fmt: skip
+            for chunk in decoder.feed(piece):
+                yield chunk
+        for end in decoder.close():
+            yield end
+        return
     number = 0
     sse: SSEParser | None = None
-    async for element in stream:
+    async for element in _then(head, iterator):
         if number == 0 and sse is None and isinstance(element, (str, bytes)):
             text = element.decode("utf-8", "replace") if isinstance(element, bytes) else element
             if text.strip() and detect(text) == "sse":
@@ -155,6 +212,13 @@ async def _async_items(stream: AsyncIterable[object]) -> AsyncIterable[Item]:
     if sse is not None:
         for item in sse.close():
             yield item
+
+
+async def _then(head: list[object], rest: AsyncIterator[object]) -> AsyncIterator[object]:
+    for element in head:
+        yield element
+    async for element in rest:
+        yield element
 
 
 # --- Public functions -----------------------------------------------------------------------
@@ -185,8 +249,9 @@ def read_stream(
     streams of other surfaces and vendors are recognized by their first chunk: Discovery
     Engine's, the Interactions API's, Gemini Live's, the OpenAI family's (Responses
     API and xAI, Chat Completions and OpenRouter, Assistants runs), and Anthropic
-    Messages, Cohere v2 chat and Bedrock ``ConverseStream`` (also as raw event-stream
-    ``bytes``), each merged into its own final response.
+    Messages, Cohere v2 chat, and Bedrock ``ConverseStream``, ``RetrieveAndGenerateStream``
+    and Agents ``InvokeAgent`` (boto3's event dicts, or the raw event-stream ``bytes``,
+    whole or in pieces of any size), each merged into its own final response.
 
     A stream that ends without a ``finishReason`` for the candidate (interrupted)
     gives what arrived, with a ``stream-incomplete`` problem in ``problems``; merged
@@ -226,18 +291,15 @@ def _read_stream(stream: object, options: ReadOptions) -> Grounded:
         type(stream) is list
         and stream
         and not isinstance(stream[0], (str, bytes, bytearray))
-        and not _is_answer_chunk(stream[0])
         and _merger_of(stream[0]) is None
     ):  # a list of chunks: what stream_items() would number, without an Item per chunk
         for number, chunk in enumerate(stream, 1):
             add(number, chunk)
-        return merger.grounded(options, final=True)
+        return read_gemini(merger, options, final=True)
     events = iter(stream_items(stream))
     first = next(events, None)
     if first is None:
-        return merger.grounded(options, final=True)  # no event: StreamError
-    if not isinstance(first, Truncated) and _is_answer_chunk(first[1]):
-        return _read_answers(itertools.chain([first], events), options)
+        return read_gemini(merger, options, final=True)  # no event: StreamError
     merge = None if isinstance(first, Truncated) else _merger_of(_decoded(*first))
     if merge is not None:
         return _read_merged(itertools.chain([first], events), options, merge)
@@ -246,10 +308,7 @@ def _read_stream(stream: object, options: ReadOptions) -> Grounded:
             merger.truncated(item)
             break
         add(*item)
-    return merger.grounded(options, final=True)
-
-
-# --- Discovery Engine streamed answers ----------------------------------------------------
+    return read_gemini(merger, options, final=True)
 
 
 def _options(
@@ -266,87 +325,19 @@ def _options(
     return ReadOptions(candidate, text, snap, clamp, errors, unit)
 
 
-def _is_answer_chunk(value: object) -> bool:
-    """Whether a chunk is part of a streamed Discovery Engine answer (an
-    ``AnswerQueryResponse`` or an ``Answer``), not a ``generateContent`` chunk."""
-    if isinstance(value, (str, bytes, bytearray)):
-        return False  # JSON text of a chunk: decoded by the Gemini path, which says so
-    return classify(value) in ("answer", "answer_query_response")
-
-
-def _read_answers(events: Iterable[Item], options: ReadOptions) -> Grounded:
-    """``read`` of the ``Answer`` that the chunks of a streamed answer merge into
-    (``_sources.google.answer.merger.merge_answer_chunks``: each chunk a delta of the text)."""
-    return _read_merged(events, options, _merge_answers)
-
-
-def _merge_answers(events: Iterable[tuple[int, object]]) -> tuple[object, list[Problem]]:
-    chunks: list[object] = []
-    for number, value in events:
-        if not _is_answer_chunk(value):
-            raise StreamError("not a part of a streamed Discovery Engine answer", event=number)
-        chunks.append(value)
-    merged = merge_answer_chunks(chunks)
-    state = merged.get("state")
-    problems = []
-    if state in (None, "STREAMING", "IN_PROGRESS", "STATE_UNSPECIFIED"):
-        problems.append(
-            Problem(
-                "stream-incomplete",
-                f"the stream ended after {len(chunks)} answers, the last in state "
-                f"{state or 'STATE_UNSPECIFIED'} (interrupted?): the text and citations are "
-                "those that arrived",
-                "answer.state",
-            )
-        )
-    return merged, problems
-
-
-# --- Other Google surfaces: each stream merged into its own final response ------------------
-
-Merge = Callable[[Iterable[tuple[int, object]]], tuple[object, list[Problem]]]
-_EVENT_MERGERS: tuple[tuple[Callable[[object], bool], Callable[[], EventMerger]], ...] = (
-    (openai_responses.is_event, openai_responses.ResponsesMerger),
-    (openai_chat.is_chunk, openai_chat.ChatMerger),
-    (openai_assistants.is_event, openai_assistants.RunMerger),
-    (anthropic.is_event, anthropic.MessageMerger),
-    (cohere.is_event, cohere.ChatMerger),
-    (bedrock.is_event, bedrock.ConverseMerger),
-)
-"""Streams whose merger takes one event at a time (``_sources.merging.EventMerger``), so
-that ``StreamReader`` and the command line's live view show their text as it arrives:
-how the first event is recognized, and the merger's class."""
-_MERGERS: tuple[tuple[Callable[[object], bool], Merge], ...] = (
-    (interactions.is_event, interactions.merge_numbered),
-    (assist.is_chunk, assist.merge_assist_chunks),
-    (grounded_generation.is_chunk, grounded_generation.merge_grounded_chunks),
-    (live.is_message, live.merge_turn),
-    (langchain.is_chunk, langchain.merge_chunks),
-    (adk.is_event, adk.merge_events),
-    (litellm.is_chunk, litellm.merge_chunks),
-    (pydantic_ai.is_message, pydantic_ai.merge_messages),
-    *((recognizes, merge_with(factory)) for recognizes, factory in _EVENT_MERGERS),
-)
-"""Streams of surfaces other than ``generateContent`` and ``:streamAnswer``: how their
-first chunk is recognized, and the merger of their chunks (numbered as they arrived)
-into the surface's own final response, with what merging found."""
+# --- The sources' mergers (``_sources.registry``) ---------------------------------------
 
 
 def _merger_of(value: object) -> Merge | None:
-    for recognizes, merge in _MERGERS:
-        if recognizes(value):
-            return merge
-    return None
+    stream = stream_of(value)
+    return None if stream is None else stream.merger()
 
 
 def event_merger(value: object) -> EventMerger | None:
     """A new event-at-a-time merger for a stream whose first event is ``value`` (an
     OpenAI Responses, Chat Completions or Assistants stream), else ``None``."""
-    value = _decoded(1, value)
-    for recognizes, factory in _EVENT_MERGERS:
-        if recognizes(value):
-            return factory()
-    return None
+    stream = stream_of(_decoded(1, value))
+    return None if stream is None or stream.events is None else stream.events()
 
 
 def merge_events(
@@ -372,10 +363,7 @@ def surface_merger(value: object) -> Merge | None:
     ``generateContent`` stream (a ``:streamAnswer``, an Interactions stream, ...):
     it merges the numbered chunks into the surface's final response and says what it
     found. ``None`` for a Gemini chunk (``_sources.google.gemini.merger.Merger``)."""
-    value = _decoded(1, value)
-    if _is_answer_chunk(value):
-        return _merge_answers
-    return _merger_of(value)
+    return _merger_of(_decoded(1, value))
 
 
 def _decoded(number: int, value: object) -> object:
@@ -436,7 +424,7 @@ def read_turns(
     Raises:
         StreamError: a message that is not a Live server message.
     """
-    reader = live.TurnReader(snap=snap, clamp=clamp, errors=errors)
+    reader = TurnReader(snap=snap, clamp=clamp, errors=errors)
     turns: list[Grounded] = []
     for item in stream_items(stream):
         if isinstance(item, Truncated):
@@ -529,23 +517,20 @@ async def aread_stream(
         )  # fmt: skip
     options = _options(candidate, text, snap, clamp, errors, unit)
     merger = Merger()
-    answers: list[Item] = []
+    others: list[Item] = []  # the items of a stream of another source than Gemini
     merge: Merge | None = None
     async for item in _async_items(stream):
-        if answers or (not isinstance(item, Truncated) and not merger.events
-                       and (_is_answer_chunk(item[1])
-                            or (merge := _merger_of(_decoded(*item))) is not None)):  # fmt: skip
-            answers.append(item)
+        if others or (not isinstance(item, Truncated) and not merger.events
+                      and (merge := _merger_of(_decoded(*item))) is not None):  # fmt: skip
+            others.append(item)
             continue
         if isinstance(item, Truncated):
             merger.truncated(item)
             break
         merger.add(item.number, item.value)
-    if answers and merge is not None:
-        return _read_merged(answers, options, merge)
-    if answers:
-        return _read_answers(answers, options)
-    return merger.grounded(options, final=True)
+    if merge is not None:
+        return _read_merged(others, options, merge)
+    return read_gemini(merger, options, final=True)
 
 
 # --- The incremental reader ------------------------------------------------------------------
@@ -640,7 +625,7 @@ def _is_sse_text(chunk: object) -> bool:
     """A first chunk of SSE text (a line, or a piece of raw text), not the JSON of one
     response."""
     if isinstance(chunk, (bytes, bytearray)):
-        if bedrock.is_eventstream(bytes(chunk[:16])):
+        if aws.is_eventstream(bytes(chunk[: aws.PRELUDE])):
             return False
         chunk = bytes(chunk[:64]).decode("utf-8", "replace")
     return isinstance(chunk, str) and detect(chunk) not in ("json", "json-array")
@@ -822,7 +807,7 @@ class StreamReader:
         finished = not was_finished and state is not None and state.finish_reason is not None
         citations: list[Citation] = []
         if state is not None and finished:
-            grounded = self._merger.grounded(self._options, final=False)
+            grounded = read_gemini(self._merger, self._options, final=False)
             citations = [c for c in grounded.citations if c.path not in self._reported]
             self._reported.update(c.path for c in citations)
         elif state is not None and state.citation_event == number:  # citations came
@@ -838,7 +823,7 @@ class StreamReader:
         text received so far is left out, with a ``stream-grounding-pending`` problem)."""
         if self._events is not None:
             return self._read_events(final=False)
-        return self._merger.grounded(self._options, final=False)
+        return read_gemini(self._merger, self._options, final=False)
 
     def finish(self) -> Grounded:
         """The result at the end of the stream: :meth:`grounded`, plus a
@@ -849,7 +834,7 @@ class StreamReader:
         if self._events is not None:
             grounded = self._read_events(final=True)
         else:
-            grounded = self._merger.grounded(self._options, final=True)
+            grounded = read_gemini(self._merger, self._options, final=True)
         if self._cut:
             grounded = replace(grounded, problems=[*self._cut, *grounded.problems])
         return grounded

@@ -14,6 +14,13 @@ document), ``searchResultLocation`` (``searchResultIndex``, ``start``, ``end``: 
 a search result) or ``web`` (``url``, ``domain``). A location counts in the source,
 never in the answer, so it is kept on the source (:class:`LocationInfo`).
 
+Amazon Nova's web grounding (recordings) sends ``citationsContent`` blocks **without**
+``content`` (read alike: an empty one, or one of empty texts), each right after the text
+block it cites: such a block's citations span
+that text block (several such blocks in a row all cite it). One with no text block
+right before it cites no text that can be found: its sources are sources of the whole
+answer (``Grounded.declared_sources``), never an empty span.
+
 >>> raw = read_converse({"output": {"message": {"role": "assistant", "content": [
 ...     {"text": "Laut Bericht 📄 "},
 ...     {"citationsContent": {"content": [{"text": "wächst Köln."}], "citations": [
@@ -49,25 +56,42 @@ def is_converse(obj: object) -> bool:
 
 
 def read_converse(obj: object, candidate: int) -> RawAnswer:
-    """The answer's text blocks joined; each ``citationsContent`` block one span."""
+    """The answer's text blocks joined; each ``citationsContent`` block one span: its
+    own generated text, or (without ``content``, Nova's) the text block before it."""
     raw = RawAnswer("none", "output.message.", unit="char")
     raw.offsets = False
     table = SourceTable(raw)
     texts: list[str] = []
     at = 0
+    cites: tuple[int, str] | None = None  # the text block a content-less block cites
     for i, block in enumerate(items(get(get(obj, "output"), "message"), "content")):
         text, cited = fields(block, "text", "citations_content")
-        if not isinstance(text, str):
-            text = None
+        if isinstance(text, str):
+            cites = (at, text) if text else None  # an empty block: nothing to cite
+        else:
             if not is_record(cited):
+                cites = None
                 continue  # reasoning, tool use, images ...: not answer text
-            text = "".join(string(c, "text") or "" for c in items(cited, "content"))
             path = f"output.message.content[{i}].citationsContent"
-            span = RawSpan(path, at, at + len(text), "citation", segment_text=text)
+            text = "".join(string(c, "text") or "" for c in items(cited, "content"))
+            if text:
+                span = RawSpan(path, at, at + len(text), "citation", segment_text=text)
+            elif cites is not None:  # Nova: the citations of the text block right before
+                start, before = cites
+                span = RawSpan(path, start, start + len(before), "citation",
+                               segment_text=before)  # fmt: skip
+            else:  # no text block right before it to cite: sources of the whole answer
+                for j, citation in enumerate(items(cited, "citations")):
+                    source = _source(_values(citation))
+                    raw.answer_sources.append((f"{path}.citations[{j}]", source))
+                continue
             for j, citation in enumerate(items(cited, "citations")):
                 where = f"{path}.citations[{j}]"
                 span.refs.append(table.ref_of(_values(citation), _source, where))
             raw.spans.append(span)
+            if not text:
+                continue
+            cites = None
         texts.append(text)
         at += len(text)
     raw.text = "".join(texts) if texts else None

@@ -12,10 +12,12 @@ exceptions (``throttlingException`` …). A block that received citations become
 citation delta one of its ``citations`` (the ``Converse`` layout); a block of text
 alone a ``text`` block; tool input JSON is parsed at the block's stop.
 
-The raw HTTP body (``application/vnd.amazon.eventstream``) is decoded with botocore's
-own event-stream parser and ``bedrock-runtime`` service model (the extra
-``grounding-protos[bedrock]``) into the same dicts boto3 yields:
-:func:`eventstream_items`.
+A block that received citations and no text (Amazon Nova's web grounding: the block
+right after the text block it cites) becomes a ``citationsContent`` block without
+``content``, as Nova's ``Converse`` response has it.
+
+The raw HTTP body (``application/vnd.amazon.eventstream``) is decoded into the same
+dicts boto3 yields by ``_sources.bedrock.eventstream`` (:data:`EVENTSTREAM`).
 
 >>> merged, problems = merge_numbered(enumerate([
 ...     {"messageStart": {"role": "assistant"}},
@@ -30,18 +32,16 @@ own event-stream parser and ``bedrock-runtime`` service model (the extra
 
 from __future__ import annotations
 
-import functools
 import json
-import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from grounding_protos._core.model import Problem
-from grounding_protos._exceptions import MissingDependencyError, StreamError
+from grounding_protos._exceptions import StreamError
 from grounding_protos._quote import shown
+from grounding_protos._sources.bedrock.eventstream import AwsStream
 from grounding_protos._sources.common import describe
 from grounding_protos._sources.merging import OneAnswerMerger, Placeable, incomplete, merge_with
-from grounding_protos._sources.parse import Chunk, Item, Truncated
 
 _EXCEPTIONS = frozenset({
     "internalServerException", "modelStreamErrorException", "validationException",
@@ -51,6 +51,10 @@ _EVENTS = frozenset({
     "messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop",
     "messageStop", "metadata",
 })  # fmt: skip
+EVENTSTREAM = AwsStream(
+    "bedrock-runtime", "ConverseStream", "stream", _EVENTS, ("ContentBlockDelta", "citation")
+)
+"""The raw event stream's operation (its parser drops citations without that member)."""
 
 
 def is_event(value: object) -> bool:
@@ -89,6 +93,9 @@ class ConverseMerger(OneAnswerMerger):
         self._stops: set[int] = set()
         self._prefix = 0  # the blocks 0 .. _prefix - 1 have all stopped
         self._chars = self._bytes = 0  # their answer text's length
+        # the last of them when it is a text block: (block, where its text starts in
+        # bytes and characters), for a block of citations alone that follows it (Nova)
+        self._last: tuple[dict[str, Any], int, int] | None = None
 
     def _add(self, number: int, value: object) -> str:
         """Merge event ``number``; the answer text it adds.
@@ -171,20 +178,31 @@ class ConverseMerger(OneAnswerMerger):
 
     def _track_stop(self, index: int) -> None:
         """A cited block whose blocks before it have all stopped is placeable: a response
-        of that block alone, its text starting after theirs."""
+        of that block alone, its text starting after theirs (a block of citations alone,
+        Nova's, with the text block it cites)."""
         self._stops.add(index)
         while self._prefix in self._stops and self._prefix in self.blocks:
             i = self._prefix
             self._prefix += 1
             content = self._content(i, self.blocks[i])
             cited = content.get("citationsContent")
+            where = f"output.message.content[{i}].citationsContent"
+            if cited and "content" not in cited:  # Nova: cites the text block before it
+                if self._last is not None:
+                    text_block, byte_base, char_base = self._last
+                    message = {"role": "assistant", "content": [text_block, content]}
+                    self.placeable.append(
+                        Placeable({"output": {"message": message}}, byte_base, char_base, where)
+                    )
+                continue
             text = cited["content"][0]["text"] if cited else content.get("text")
             if not isinstance(text, str):
+                self._last = None
                 continue  # a tool call, reasoning: no answer text
             self.blocks[i].text = [text]
+            self._last = None if cited else (content, self._bytes, self._chars)
             if cited:
                 message = {"role": "assistant", "content": [content]}
-                where = f"output.message.content[{i}].citationsContent"
                 self.placeable.append(
                     Placeable({"output": {"message": message}}, self._bytes, self._chars, where)
                 )
@@ -223,6 +241,8 @@ class ConverseMerger(OneAnswerMerger):
                 text["signature"] = block.signature
             return {"reasoningContent": {"reasoningText": text}}
         joined = "".join(block.text)
+        if block.citations and not joined:  # Nova: citations of the text block before
+            return {"citationsContent": {"citations": list(block.citations)}}
         if block.citations:
             return {"citationsContent": {"content": [{"text": joined}],
                                          "citations": list(block.citations)}}  # fmt: skip
@@ -244,101 +264,3 @@ class ConverseMerger(OneAnswerMerger):
 
 merge_numbered = merge_with(ConverseMerger)
 """The merged ``Converse`` response of numbered events, and what merging found."""
-
-
-# --- The raw event stream ------------------------------------------------------------------
-
-
-def is_eventstream(head: bytes) -> bool:
-    """Whether ``head`` starts an ``application/vnd.amazon.eventstream`` body: its first
-    message's prelude (total and headers lengths) matches the prelude's CRC-32.
-
-    >>> is_eventstream(b"data: {}"), is_eventstream(b"")
-    (False, False)
-    """
-    if len(head) < 16:
-        return False
-    return zlib.crc32(head[:8]) == int.from_bytes(head[8:12], "big")
-
-
-@functools.cache
-def _botocore() -> tuple[Any, Any, Any]:
-    try:
-        import botocore
-        import botocore.session
-        from botocore.eventstream import EventStreamBuffer, ParserError
-        from botocore.parsers import EventStreamJSONParser
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "decoding a raw Bedrock event stream needs botocore: pip install botocore "
-            "(or grounding-protos[bedrock])"
-        ) from exc
-    model = botocore.session.get_session().get_service_model("bedrock-runtime")
-    shape = model.operation_model("ConverseStream").output_shape.members["stream"]
-    if "citation" not in model.shape_for("ContentBlockDelta").members:
-        raise MissingDependencyError(  # its parser would drop the citation deltas
-            f"botocore {botocore.__version__} predates ConverseStream citations: pip install "
-            "-U botocore (or grounding-protos[bedrock])"
-        )
-    return (EventStreamBuffer, ParserError), EventStreamJSONParser(), shape
-
-
-def eventstream_items(pieces: Iterable[bytes]) -> Iterator[Item]:
-    """The events of a raw ``ConverseStream`` body (bytes in pieces, as they arrive), as
-    the dicts boto3 yields, numbered from 1; a body cut inside a message ends with
-    :class:`Truncated`.
-
-    Raises:
-        StreamError: an exception or error message (``:message-type`` ``exception``),
-            or bytes that are not an event stream (a checksum that does not match).
-        MissingDependencyError: botocore is not installed.
-    """
-    (buffer_type, parser_error), parser, shape = _botocore()
-    buffer = buffer_type()
-    number = pending = 0
-    for piece in pieces:
-        buffer.add_data(bytes(piece))
-        pending += len(piece)
-        while True:
-            try:
-                message = next(buffer, None)
-            except parser_error as exc:
-                raise StreamError(
-                    f"not a Bedrock event stream: {type(exc).__name__}: {exc}", event=number + 1
-                ) from exc
-            if message is None:
-                break
-            number += 1
-            pending -= message.prelude.total_length
-            yield Chunk(number, _event(number, message, parser, shape))
-    if pending:
-        yield Truncated(number + 1, f"the recording ends inside event {number + 1}")
-
-
-def _event(number: int, message: Any, parser: Any, shape: Any) -> object:
-    headers = message.headers
-    kind = headers.get(":message-type")
-    if kind == "error":
-        code, said = headers.get(":error-code"), headers.get(":error-message")
-        raise StreamError(f"the stream reports an error: {code}: {shown(said)}", event=number)
-    if kind == "exception":
-        try:
-            body = json.loads(message.payload)
-        except ValueError:
-            body = {}
-        said = body.get("message") if isinstance(body, Mapping) else None
-        raise StreamError(
-            f"the stream reports an error: {headers.get(':exception-type')}: {shown(said)}",
-            event=number,
-        )
-    try:
-        parsed = parser.parse(message.to_response_dict(), shape)
-    except Exception as exc:  # botocore's parser on a payload it cannot read
-        raise StreamError(
-            f"event {shown(headers.get(':event-type'))} does not parse: "
-            f"{type(exc).__name__}: {shown(str(exc))}",
-            event=number,
-        ) from exc
-    if not isinstance(parsed, Mapping):
-        raise StreamError(f"event {shown(headers.get(':event-type'))} is no event", event=number)
-    return {k: v for k, v in parsed.items() if k in _EVENTS or k in _EXCEPTIONS}

@@ -61,13 +61,22 @@ def is_retrieve_and_generate(obj: object) -> bool:
 def read_retrieve_and_generate(obj: object, candidate: int) -> RawAnswer:
     """``output.text`` and one span per citation's ``textResponsePart``."""
     raw = RawAnswer("none", "", text=string(get(obj, "output"), "text"), unit="char")
+    read_citations(raw, items(obj, "citations"), "citations")
+    raw.finish_reason = string(obj, "guardrail_action")
+    return raw
+
+
+def read_citations(raw: RawAnswer, citations: list[Any], path: str) -> None:
+    """One span of ``raw`` per citation record (``generatedResponsePart``,
+    ``retrievedReferences``; RetrieveAndGenerate's and InvokeAgent's attribution's),
+    ``span.end`` inclusive; ``path`` is where the list is."""
     table = SourceTable(raw)
-    for i, citation in enumerate(items(obj, "citations")):
+    for i, citation in enumerate(citations):
         part = get(get(citation, "generated_response_part"), "text_response_part")
         span_of = get(part, "span")
-        path = f"citations[{i}]"
+        where = f"{path}[{i}]"
         span = RawSpan(
-            path,
+            where,
             get(span_of, "start"),
             integer_plus_one(get(span_of, "end")),  # inclusive in the response
             "citation",
@@ -76,11 +85,9 @@ def read_retrieve_and_generate(obj: object, candidate: int) -> RawAnswer:
             names=("start", "end", "part_index"),
         )
         for j, reference in enumerate(items(citation, "retrieved_references")):
-            where = f"{path}.retrievedReferences[{j}]"
-            span.refs.append(table.ref_of(_values(reference), _source, where))
+            ref = f"{where}.retrievedReferences[{j}]"
+            span.refs.append(table.ref_of(_values(reference), _source, ref))
         raw.spans.append(span)
-    raw.finish_reason = string(obj, "guardrail_action")
-    return raw
 
 
 def _values(reference: object) -> tuple[Any, ...]:

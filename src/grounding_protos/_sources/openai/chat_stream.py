@@ -10,7 +10,14 @@ and ``tool_calls`` (``index``, then ``id``, ``function.name`` and pieces of
 same chunks, with ``: OPENROUTER PROCESSING`` comment lines while it waits, and reports
 an error that happens mid-stream as a chunk with a top-level ``error`` (a
 :class:`StreamError`); Perplexity's chunks carry ``citations`` and
-``search_results`` at the top level, which the merge keeps (the last chunk's).
+``search_results`` at the top level, which the merge keeps (the last chunk's), and its
+stream ends with a ``chat.completion.done`` event: the whole response again, each choice
+with its whole ``message``, which is checked against the deltas' merge (a disagreement is
+a ``stream-mismatch`` problem) and then kept, as what the non-streaming API returns.
+Mistral's chunks are Chat Completions chunks whose ``delta.content`` may be a list of
+chunks (``{"type": "text", "text"}``, ``{"type": "reference", "reference_ids"}``): from
+the first such delta on, the choice's content is kept as a list of chunks, each text
+piece appended to the text chunk before it, each other chunk as sent.
 
 A choice without a ``finish_reason`` when the stream ends is ``stream-incomplete``.
 
@@ -35,25 +42,34 @@ from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
 from grounding_protos._quote import shown
 from grounding_protos._sources.merging import incomplete, merge_with, plain
+from grounding_protos._sources.mistral.merger import add_text, built
 from grounding_protos._sources.parse import error_text
 
 _SKIPPED = frozenset({"choices", "object", "error"})
-_OBJECTS = (None, "chat.completion.chunk", "chat.completion")  # Perplexity's say the latter
+_DONE = "chat.completion.done"  # Perplexity's last event: the whole response again
+# Perplexity's chunks say "chat.completion"; Azure's first chunk (its prompt_filter_results,
+# no choices) says "" (with an empty id and model)
+_OBJECTS = (None, "chat.completion.chunk", "chat.completion", _DONE, "")
 
 
 def is_chunk(value: object) -> bool:
     """Whether ``value`` is a chunk of a Chat Completions stream: ``object``
-    ``chat.completion.chunk``, or ``choices`` whose first has a ``delta``."""
+    ``chat.completion.chunk``, ``choices`` whose first has a ``delta``, or Azure's first
+    chunk (no ``choices``, a ``prompt_filter_results`` list)."""
     if get(value, "object") == "chat.completion.chunk":
         return True
     choices = get(value, "choices")
+    if isinstance(choices, list) and not choices:
+        return isinstance(get(value, "prompt_filter_results"), list)
     return (
         isinstance(choices, list) and bool(choices) and isinstance(get(choices[0], "delta"), dict)
     )
 
 
 class _Choice:
-    __slots__ = ("annotations", "extra", "finish_reason", "index", "message", "pieces", "tools")
+    __slots__ = (
+        "annotations", "chunks", "extra", "finish_reason", "index", "message", "pieces", "tools",
+    )  # fmt: skip
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -63,6 +79,7 @@ class _Choice:
         self.tools: dict[int, dict[str, Any]] = {}
         self.finish_reason: str | None = None
         self.extra: dict[str, Any] = {}
+        self.chunks: list[Any] | None = None  # a content of chunks (Mistral), once one came
 
 
 class ChatMerger:
@@ -72,6 +89,7 @@ class ChatMerger:
         self.top: dict[str, Any] = {}
         self.choices: dict[int, _Choice] = {}
         self.events = 0
+        self.problems: list[Problem] = []
 
     def add(self, number: int, event: object, texts: dict[int, str] | None = None) -> None:
         """Merge chunk ``number``; the text it adds goes to ``texts`` by choice index.
@@ -101,8 +119,12 @@ class ChatMerger:
         for key, value in chunk.items():
             if key not in _SKIPPED and value is not None:
                 self.top[key] = value
+        done = chunk.get("object") == _DONE
         for position, choice in enumerate(choices):
-            self._choice(number, position, choice, texts)
+            if done:
+                self._done(number, position, choice)
+            else:
+                self._choice(number, position, choice, texts)
 
     def _text_chunk(self, chunk: dict[str, Any], texts: dict[int, str] | None) -> bool:
         """A chunk whose one choice (already seen, not finished) adds only text and whose
@@ -117,9 +139,15 @@ class ChatMerger:
         delta = choice.get("delta")
         if type(delta) is not dict or len(delta) != 1:
             return False
-        content = delta.get("content")
+        content: Any = delta.get("content")
         index = choice.get("index", 0)
         state = self.choices.get(index) if type(index) is int else None
+        listed = type(content) is list and len(content) == 1  # one text chunk (Mistral)
+        if listed:
+            piece = content[0]
+            if type(piece) is not dict or piece.get("type") != "text" or len(piece) != 2:
+                return False
+            content = piece.get("text")
         if type(content) is not str or state is None:
             return False
         top = self.top
@@ -135,8 +163,13 @@ class ChatMerger:
                 key == "logprobs" and choice[key] is not None
             ):
                 return False
+        if listed and state.chunks is None:
+            _chunks(state, 0, 0, [])  # the choice's content is chunks from now on
         if content:
-            state.pieces.append(content)
+            if state.chunks is not None:
+                add_text(state.chunks, content)
+            else:
+                state.pieces.append(content)
             if texts is not None:
                 texts[index] = texts.get(index, "") + content
         return True
@@ -155,10 +188,14 @@ class ChatMerger:
         delta = choice.get("delta")
         if isinstance(delta, dict):
             content = delta.get("content")
-            if isinstance(content, str) and content:
+            if isinstance(content, list):  # chunks (Mistral): kept as chunks
+                content = _chunks(state, number, position, content)
+            elif isinstance(content, str) and content and state.chunks is not None:
+                add_text(state.chunks, content)
+            elif isinstance(content, str) and content:
                 state.pieces.append(content)
-                if texts is not None:
-                    texts[index] = texts.get(index, "") + content
+            if isinstance(content, str) and content and texts is not None:
+                texts[index] = texts.get(index, "") + content
             notes = delta.get("annotations")
             if isinstance(notes, list):
                 state.annotations.extend(notes)  # kept as sent, never changed
@@ -178,6 +215,43 @@ class ChatMerger:
             if choice.get(key) is not None:
                 state.extra[key] = choice[key]
 
+    def _done(self, number: int, position: int, choice: object) -> None:
+        """A choice of Perplexity's ``chat.completion.done`` event: its whole ``message``,
+        checked against the deltas' merge (a disagreement is a ``stream-mismatch``
+        problem) and then kept, as what the non-streaming API returns."""
+        if not isinstance(choice, dict):
+            raise StreamError(f"choices[{position}] is not a JSON object", event=number)
+        message = choice.get("message")
+        if message is None:  # nothing whole to check: its delta, as any chunk's
+            self._choice(number, position, choice, None)
+            return
+        if not isinstance(message, dict):
+            raise StreamError(f"choices[{position}].message is not a JSON object, but "
+                              f"{shown(message)}", event=number)  # fmt: skip
+        content = message.get("content")
+        if content is not None and not isinstance(content, str):
+            raise StreamError(f"choices[{position}].message.content is not text, but "
+                              f"{shown(content)}", event=number)  # fmt: skip
+        self._choice(number, position, {k: v for k, v in choice.items() if k != "delta"}, None)
+        state = self.choices[choice.get("index", position)]
+        if content is not None:
+            if state.pieces and "".join(state.pieces) != content:
+                self.problems.append(Problem(
+                    "stream-mismatch",
+                    f"event {number} ({_DONE}) gives another text than the deltas before it "
+                    "add up to; the event's is kept",
+                    f"choices[{state.index}].message.content",
+                ))  # fmt: skip
+            state.pieces = [content] if content else []
+        for key, value in message.items():
+            if key not in ("content", "role") and value is not None:
+                if key == "annotations" and isinstance(value, list):
+                    state.annotations = list(value)
+                elif key == "tool_calls" and isinstance(value, list):
+                    state.tools = dict(enumerate(value))
+                else:
+                    state.message[key] = copy.deepcopy(value)
+
     def merged(self) -> dict[str, Any]:
         """The ``ChatCompletion`` so far."""
         out: dict[str, Any] = {"object": "chat.completion", **self.top}
@@ -187,6 +261,8 @@ class ChatMerger:
             message = dict(state.message)
             message["role"] = "assistant"
             message["content"] = "".join(state.pieces) if state.pieces else None
+            if state.chunks is not None:
+                message["content"] = built(state.chunks)
             if state.annotations:
                 message["annotations"] = state.annotations
             if state.tools:
@@ -201,7 +277,7 @@ class ChatMerger:
         return state is not None and state.finish_reason is not None
 
     def result(self) -> tuple[dict[str, Any], list[Problem]]:
-        problems = [
+        problems = self.problems + [
             incomplete(self.events, "a finish_reason", f"choices[{i}].finish_reason")
             for i, state in sorted(self.choices.items())
             if state.finish_reason is None
@@ -209,6 +285,30 @@ class ChatMerger:
         if not self.choices:
             problems.append(incomplete(self.events, "a choice", "choices"))
         return self.merged(), problems
+
+
+def _chunks(state: _Choice, number: int, position: int, content: list[Any]) -> str:
+    """A delta whose ``content`` is a list of chunks (Mistral's ``TextChunk``,
+    ``ReferenceChunk``, ...): appended to the choice's chunks, a text chunk's text to the
+    text chunk before it; the text it adds. The text that came as strings before it
+    becomes the first text chunk."""
+    if state.chunks is None:
+        state.chunks = [state.pieces] if state.pieces else []  # text: its pieces, joined late
+        state.pieces = []
+    added = []
+    for k, chunk in enumerate(content):
+        where = f"choices[{position}].delta.content[{k}]"
+        if not isinstance(chunk, dict):
+            raise StreamError(f"{where} is not a JSON object, but {shown(chunk)}", event=number)
+        if chunk.get("type") == "text":
+            text = chunk.get("text")
+            if not isinstance(text, str):
+                raise StreamError(f"{where}.text is not text, but {shown(text)}", event=number)
+            add_text(state.chunks, text)
+            added.append(text)
+        else:
+            state.chunks.append(chunk)  # kept as sent, never changed
+    return "".join(added)
 
 
 def _tool_call(state: _Choice, call: object) -> None:

@@ -25,10 +25,10 @@ link the model wrote, not the claim before it.
 from __future__ import annotations
 
 from grounding_protos._core.access import get, items, text_or_none, unwrap
-from grounding_protos._core.model import Source
+from grounding_protos._core.model import SearchInfo, Source
 from grounding_protos._core.raw import RawAnswer, RawPart, RawSpan
 from grounding_protos._exceptions import UnsupportedInputError
-from grounding_protos._sources.common import SourceTable, is_list, is_record, string
+from grounding_protos._sources.common import SourceTable, is_list, is_record, string, wrong_type
 
 # --- Responses API ---------------------------------------------------------------------
 
@@ -47,12 +47,19 @@ def is_response(obj: object) -> bool:
 
 
 def read_response(obj: object, candidate: int) -> RawAnswer:
-    """Every ``output_text`` part of every ``message`` output item, joined."""
+    """Every ``output_text`` part of every ``message`` output item, joined; a
+    commentary message (``phase: "commentary"``) is not the answer and is left out; a
+    ``web_search_call``'s queries and sources are the answer's search and sources."""
     raw = RawAnswer("none", "", unit="char")
     table = SourceTable(raw)
     parts: list[RawPart] = []
+    queries: list[str] = []
     for i, item in enumerate(items(obj, "output")):
-        if string(item, "type") != "message":
+        kind = string(item, "type")
+        if kind == "web_search_call":
+            _web_search(item, f"output[{i}]", raw, queries)
+            continue
+        if kind != "message" or string(item, "phase") == "commentary":
             continue
         for j, content in enumerate(items(item, "content")):
             if string(content, "type") != "output_text":
@@ -69,7 +76,54 @@ def read_response(obj: object, candidate: int) -> RawAnswer:
     raw.parts = parts
     raw.text = "".join(p.text or "" for p in parts) if parts else None
     raw.finish_reason = string(obj, "status")
+    if queries:
+        raw.search = SearchInfo(queries=tuple(dict.fromkeys(queries)))
     return raw
+
+
+def _web_search(item: object, path: str, raw: RawAnswer, queries: list[str]) -> None:
+    """A ``web_search_call``'s ``action``: its ``query`` and ``queries`` go to
+    ``queries``, its ``sources`` (``{"type": "url", "url": ...}``) are sources of the
+    whole answer (they cite no span); a field of another JSON type is a ``wrong-type``
+    problem."""
+    action = get(item, "action")
+    if action is None:
+        return
+    path += ".action"
+    if not is_record(action):
+        wrong_type(raw, path, action, "an object")
+        return
+    query = get(action, "query")
+    if isinstance(query, str):
+        if query:
+            queries.append(query)
+    elif query is not None:
+        wrong_type(raw, f"{path}.query", query, "a string")
+    for name in ("queries", "sources"):
+        value = get(action, name)
+        if value is not None and not is_list(value):
+            wrong_type(raw, f"{path}.{name}", value, "a list")
+    for k, value in enumerate(items(action, "queries")):
+        if isinstance(value, str):
+            if value:
+                queries.append(value)
+        else:
+            wrong_type(raw, f"{path}.queries[{k}]", value, "a string")
+    for k, found in enumerate(items(action, "sources")):
+        where = f"{path}.sources[{k}]"
+        if not is_record(found):
+            wrong_type(raw, where, found, "an object")
+            continue
+        url, kind, name = get(found, "url"), get(found, "type"), get(found, "name")
+        if url is None and isinstance(kind, str) and kind != "url":  # {"type": "api", ...}
+            named = text_or_none(name)
+            source = Source(title=named, id=named, custom_metadata=(("type", kind),))
+        elif isinstance(url, str):
+            source = Source(uri=url or None, kind="web")
+        else:
+            wrong_type(raw, f"{where}.url", url, "a URL string")
+            continue
+        raw.answer_sources.append((where, source))
 
 
 def _annotation(
@@ -203,7 +257,8 @@ def is_thread_message(obj: object) -> bool:
 def read_thread_message(obj: object, candidate: int, prefix: str = "") -> RawAnswer:
     """The ``text`` parts' ``value``\\ s joined; ``file_citation`` and ``file_path``
     annotations span their marker (``【4:0†file】``), which they carry as ``text``, in
-    characters of their own part."""
+    characters of their own part; so do the ``url_citation``\\ s (``url_citation.url``,
+    ``title``) of Azure AI Foundry's agents (on ``【3:0†source】``)."""
     raw = RawAnswer("none", prefix, unit="char")
     table = SourceTable(raw)
     parts: list[RawPart] = []
@@ -215,14 +270,10 @@ def read_thread_message(obj: object, candidate: int, prefix: str = "") -> RawAns
         parts.append(RawPart(part, string(body, "value") or "", False))
         for k, annotation in enumerate(items(body, "annotations")):
             kind = string(annotation, "type")
-            if kind not in ("file_citation", "file_path"):
+            if kind not in _THREAD_CITATIONS:
                 continue
             path = f"{prefix}content[{j}].text.annotations[{k}]"
-            inner = get(annotation, kind)
-            file_id = text_or_none(get(inner, "file_id"))
-            quote = text_or_none(get(inner, "quote"))
-            source = Source(id=file_id, document=file_id, kind="document", text=quote,
-                            custom_metadata=(("annotation", kind),))  # fmt: skip
+            source = _thread_source(kind, get(annotation, kind))
             start, end = get(annotation, "start_index"), get(annotation, "end_index")
             if positionless(start, end):
                 raw.answer_sources.append((path, source))
@@ -235,6 +286,21 @@ def read_thread_message(obj: object, candidate: int, prefix: str = "") -> RawAns
     raw.text = "".join(p.text or "" for p in parts) if parts else None
     raw.finish_reason = string(obj, "status")
     return raw
+
+
+_THREAD_CITATIONS = frozenset({"file_citation", "file_path", "url_citation"})
+
+
+def _thread_source(kind: str | None, inner: object) -> Source:
+    """The source of an Assistants annotation: a file, or (Azure AI Foundry's agents,
+    grounded with Bing) a web page."""
+    if kind == "url_citation":
+        url, title = text_or_none(get(inner, "url")), text_or_none(get(inner, "title"))
+        return Source(uri=url, title=title, kind="web")
+    file_id = text_or_none(get(inner, "file_id"))
+    quote = text_or_none(get(inner, "quote"))
+    return Source(id=file_id, document=file_id, kind="document", text=quote,
+                  custom_metadata=(("annotation", kind or ""),))  # fmt: skip
 
 
 def is_message_list(obj: object) -> bool:

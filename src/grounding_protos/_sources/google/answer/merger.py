@@ -38,14 +38,62 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from grounding_protos._core.access import get, items, unwrap
-from grounding_protos._exceptions import ArgumentValueError, UnsupportedInputError
+from grounding_protos._core.model import Problem
+from grounding_protos._exceptions import ArgumentValueError, StreamError, UnsupportedInputError
 from grounding_protos._sources.common import describe, is_record
+from grounding_protos._sources.google.answer.reader import is_answer, is_query_response
 
 StreamOffsets = Literal["answer", "chunk"]
 _SPAN_LISTS = ("citations", "groundingSupports")
 _LAST_WINS = ("name", "state", "steps", "queryUnderstandingInfo", "completeTime",
               "groundingScore")  # fmt: skip
 _UNION = ("answerSkippedReasons", "relatedQuestions")
+
+
+_MESSAGES = frozenset({"Answer", "AnswerQueryResponse"})
+
+
+def is_chunk(value: object) -> bool:
+    """Whether a chunk is part of a streamed Discovery Engine answer (an
+    ``AnswerQueryResponse`` or an ``Answer``), not a ``generateContent`` chunk."""
+    if isinstance(value, (str, bytes, bytearray)):
+        return False  # JSON text of a chunk: decoded by the Gemini path, which says so
+    value = unwrap(value)
+    if isinstance(value, Message):
+        name = value.DESCRIPTOR.full_name
+        return name.startswith("google.cloud.discoveryengine.") and (
+            name.rpartition(".")[2] in _MESSAGES
+        )
+    return is_query_response(value) or is_answer(value)
+
+
+def merge_numbered(events: Iterable[tuple[int, object]]) -> tuple[dict[str, Any], list[Problem]]:
+    """The ``Answer`` a ``:streamAnswer`` stream's numbered chunks merge into (each chunk
+    a delta of the text, :func:`merge_answer_chunks`), with ``stream-incomplete`` when
+    the last chunk's state is not final.
+
+    Raises:
+        StreamError: a chunk that is not part of a streamed answer, naming its number.
+    """
+    chunks: list[object] = []
+    for number, value in events:
+        if not is_chunk(value):
+            raise StreamError("not a part of a streamed Discovery Engine answer", event=number)
+        chunks.append(value)
+    merged = merge_answer_chunks(chunks)
+    state = merged.get("state")
+    problems = []
+    if state in (None, "STREAMING", "IN_PROGRESS", "STATE_UNSPECIFIED"):
+        problems.append(
+            Problem(
+                "stream-incomplete",
+                f"the stream ended after {len(chunks)} answers, the last in state "
+                f"{state or 'STATE_UNSPECIFIED'} (interrupted?): the text and citations are "
+                "those that arrived",
+                "answer.state",
+            )
+        )
+    return merged, problems
 
 
 def merge_answer_chunks(

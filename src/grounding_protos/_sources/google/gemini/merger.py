@@ -2,8 +2,9 @@
 
 A stream takes the same road as a whole response: :class:`Merger` joins the chunks
 into one merged ``generateContent`` response (a REST-shaped dict whose leaves may be
-the chunks' own objects), and ``read`` places its citations. Nothing here reads
-grounding metadata; it only decides which chunk's metadata the merged response keeps.
+the chunks' own objects), which the stream entry points read (``_streams.options``).
+Nothing here reads grounding metadata; it only decides which chunk's metadata the
+merged response keeps.
 
 Merging rules (``docs/streams.md``): per candidate, by each chunk candidate's
 ``index``; a chunk's first part continues the previous chunk's last part when both
@@ -17,17 +18,16 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf.message import Message
 
 from grounding_protos._core import access as _access
 from grounding_protos._core.access import get, items, unwrap
-from grounding_protos._core.model import Grounded, Problem
-from grounding_protos._exceptions import CitationError, OffsetError, StreamError
+from grounding_protos._core.model import Problem
+from grounding_protos._exceptions import StreamError
 from grounding_protos._quote import excerpt, shown
-from grounding_protos._sources.merging import ReadOptions, text_line
 from grounding_protos._sources.parse import (
     Chunk,
     SSEParser,
@@ -35,6 +35,7 @@ from grounding_protos._sources.parse import (
     decode_json,
     detect,
     error_text,
+    text_line,
 )
 
 _RESPONSE_FIELDS = (
@@ -618,41 +619,3 @@ class Merger:
             for i in range(size)
         ]
         return {"candidates": candidates, **self.response}
-
-    def grounded(
-        self, options: ReadOptions, *, final: bool, merged: dict[str, Any] | None = None
-    ) -> Grounded:
-        """``read`` of the merged response, with the stream's problems added."""
-        if not self.events:
-            raise StreamError("the stream holds no response: 0 events")
-        merged = self.merged() if merged is None else merged
-        state = self.candidates.get(options.candidate)
-        problems = self.stream_problems(options.candidate)
-        try:
-            grounded = options.read(merged)
-        except (OffsetError, CitationError):
-            if final or state is None or state.grounding is None or state.finish_reason:
-                raise
-            # Before the candidate finishes, grounding metadata that arrived early may
-            # point past the text received so far: leave it for later, and say so.
-            candidate = dict(merged["candidates"][options.candidate])
-            del candidate["groundingMetadata"]
-            partial = dict(merged)
-            partial["candidates"] = list(merged["candidates"])
-            partial["candidates"][options.candidate] = candidate
-            grounded = options.read(partial)
-            problems.append(
-                Problem(
-                    "stream-grounding-pending",
-                    f"the groundingMetadata of event {state.grounding_event} points past "
-                    "the text received so far; its supports are left out until the "
-                    "candidate finishes",
-                    f"{state.path}.grounding_metadata",
-                )
-            )
-        if final:
-            problems.extend(self.incomplete(options.candidate))
-        finish = grounded.finish_reason
-        if finish is None and state is not None:
-            finish = state.finish_reason
-        return replace(grounded, problems=[*grounded.problems, *problems], finish_reason=finish)

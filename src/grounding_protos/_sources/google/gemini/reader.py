@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from google.protobuf.message import Message
 
@@ -40,6 +41,7 @@ from grounding_protos._sources.common import (
     lists_or_absent,
     nonempty_list,
     unsupported,
+    wrong_type,
 )
 
 # Gemini's Candidate.FinishReason names (google.ai.generativelanguage v1beta, Vertex AI).
@@ -440,6 +442,44 @@ def _date(value: object) -> str | None:
 # --- Gemini Candidate ---------------------------------------------------------------
 
 
+def _read_url_context(context: object, meta: object, prefix: str, raw: RawAnswer) -> None:
+    """``urlContextMetadata``: each retrieved URL with its retrieval status, in
+    ``search.url_statuses``; when no grounding support cites the text (the URL context
+    tool alone), the URLs are also sources of the whole answer, each with its status."""
+    if context is None:
+        return
+    path = f"{prefix}url_context_metadata"
+    if not is_record(context):
+        wrong_type(raw, path, context, "an object")
+        return
+    entries = get(context, "url_metadata")
+    if entries is None:
+        return
+    if not is_list(entries):
+        wrong_type(raw, f"{path}.url_metadata", entries, "a list")
+        return
+    declared = not nonempty_list(meta, "grounding_supports")
+    statuses = []
+    for k, entry in enumerate(entries):
+        where = f"{path}.url_metadata[{k}]"
+        if not is_record(entry):
+            wrong_type(raw, where, entry, "an object")
+            continue
+        url = get(entry, "retrieved_url")
+        if url is not None and not isinstance(url, str):
+            wrong_type(raw, f"{where}.retrieved_url", url, "a URL string")
+            continue
+        if not url:
+            continue
+        status = enum_name(entry, "url_retrieval_status") or ""
+        statuses.append(UrlStatus(url, status))
+        if declared:
+            pairs = (("url_retrieval_status", status),) if status else ()
+            raw.answer_sources.append((where, Source(uri=url, kind="web", custom_metadata=pairs)))
+    if statuses:
+        raw.search = replace(raw.search, url_statuses=tuple(statuses))
+
+
 def _read_candidate(candidate: object, prefix: str) -> RawAnswer:
     raw = RawAnswer("candidate", prefix)
     content = get(candidate, "content")
@@ -451,16 +491,7 @@ def _read_candidate(candidate: object, prefix: str) -> RawAnswer:
     if meta is not None:
         _read_grounding_metadata(unwrap(meta), f"{prefix}grounding_metadata.", raw)
     raw.finish_reason = enum_name(candidate, "finish_reason")
-    statuses = []
-    for entry in items(get(candidate, "url_context_metadata"), "url_metadata"):
-        url = text_or_none(get(entry, "retrieved_url"))
-        if url is not None:
-            statuses.append(UrlStatus(url, enum_name(entry, "url_retrieval_status") or ""))
-    if statuses:
-        raw.search = SearchInfo(
-            raw.search.queries, raw.search.rendered_content, raw.search.retrieval_queries,
-            tuple(statuses),
-        )  # fmt: skip
+    _read_url_context(get(candidate, "url_context_metadata"), meta, prefix, raw)
     citations = get(candidate, "citation_metadata")
     if citations is not None:
         cited = RawAnswer("citation_metadata", "")

@@ -17,18 +17,8 @@ including the one with ``turnComplete: true``. One turn's messages merge by the 
 of Gemini streams (``docs/streams.md``: a message's first part continues the last
 one when both are text of the same kind; the last non-empty ``groundingMetadata``
 wins) into one ``LiveServerMessage``, which reads as that turn's answer
-(shape ``live_server_message``). :class:`TurnReader` gives every turn of a session as
-it completes; ``citations.read_turns`` the turns of a recorded session.
-
->>> reader = TurnReader()
->>> reader.feed({"setupComplete": {}}) is None
-True
->>> reader.feed({"serverContent": {"modelTurn": {"parts": [{"text": "Köln "}]}}}) is None
-True
->>> turn = reader.feed({"serverContent": {"modelTurn": {"parts": [{"text": "🌉."}]},
-...                                       "turnComplete": True}})
->>> turn.text, turn.finish_reason, reader.turns
-('Köln 🌉.', 'STOP', 1)
+(shape ``live_server_message``). ``citations.TurnReader`` (``_streams.turns``) reads
+every turn of a session as it completes; ``citations.read_turns`` the turns of a recorded session.
 """
 
 from __future__ import annotations
@@ -37,13 +27,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from grounding_protos._core.access import get, items, unwrap
-from grounding_protos._core.model import Grounded, Problem, SpanPolicy
+from grounding_protos._core.model import Problem
 from grounding_protos._exceptions import StreamError
-from grounding_protos._offsets import SpanSnap
-from grounding_protos._public import public
 from grounding_protos._sources.common import describe, enum_name, string
-from grounding_protos._sources.google.gemini.merger import Candidate, decode_text
-from grounding_protos._sources.merging import ReadOptions
+from grounding_protos._sources.google.gemini.merger import Candidate
 
 _LIVE_FIELDS = (
     "setup_complete", "server_content", "tool_call", "tool_call_cancellation", "go_away",
@@ -66,7 +53,7 @@ def _usage_only(message: object) -> bool:
     return get(message, "usage_metadata") is not None and get(message, "candidates") is None
 
 
-def _answers(message: object) -> bool:
+def answers(message: object) -> bool:
     """Whether a message is part of an answer (content, grounding, a tool call)."""
     content = get(message, "server_content")
     if content is not None and any(
@@ -168,7 +155,7 @@ def merge_turn(events: Iterable[tuple[int, object]]) -> tuple[dict[str, Any], li
     merger = TurnMerger()
     ended = 0
     for number, message in events:
-        if ended and _answers(unwrap(message)):
+        if ended and answers(unwrap(message)):
             raise StreamError(
                 f"a second turn starts after the turnComplete of event {ended}: read a Live "
                 "session turn by turn with citations.read_turns (or TurnReader)",
@@ -180,63 +167,5 @@ def merge_turn(events: Iterable[tuple[int, object]]) -> tuple[dict[str, Any], li
     return merger.merged(), merger.problems()
 
 
-class TurnReader:
-    """Every turn of a Live session, as it completes.
-
-    Feed it each message ``session.receive()`` gives (google-genai objects, REST JSON
-    dicts or their JSON text); :meth:`feed` returns the turn's :class:`Grounded` when the
-    message completes a turn (``turnComplete``), else ``None``. :meth:`finish` gives the
-    last turn when the session ended in the middle of one (with ``stream-incomplete``),
-    or ``None``. The options are those of ``read``.
-    """
-
-    def __init__(
-        self,
-        *,
-        snap: SpanSnap | None = None,
-        clamp: bool = False,
-        errors: SpanPolicy = "repair",
-    ) -> None:
-        self._options = ReadOptions(0, None, snap, clamp, errors)
-        self._merger = TurnMerger()
-        self._number = 0
-        self.turns = 0
-        """How many turns were read."""
-
-    def feed(self, message: object) -> Grounded | None:
-        """Merge one message; the turn it completes, read, or ``None``.
-
-        Raises:
-            StreamError: not a Live server message.
-        """
-        self._number += 1
-        if isinstance(message, (str, bytes, bytearray)):
-            message = decode_text(self._number, bytes(message) if isinstance(
-                message, bytearray) else message)  # fmt: skip
-        if not _answers(unwrap(message)) and not self._merger.events:
-            if not is_message(message):
-                self._merger.add(self._number, message)  # raises for what is not Live
-            return None  # setupComplete, goAway, ...: no turn
-        self._merger.add(self._number, message)
-        if not self._merger.complete:
-            return None
-        return self._turn()
-
-    def finish(self) -> Grounded | None:
-        """The turn the session ended in, when it did not complete (else ``None``)."""
-        if not self._merger.events or not _any_answer(self._merger):
-            return None
-        return self._turn()
-
-    def _turn(self) -> Grounded:
-        merged, problems = self._merger.merged(), self._merger.problems()
-        self._merger = TurnMerger()
-        self.turns += 1
-        return self._options.read_merged(merged, problems)
-
-
-def _any_answer(merger: TurnMerger) -> bool:
+def any_answer(merger: TurnMerger) -> bool:
     return bool(merger.candidate.parts or merger.transcript or merger.candidate.grounding)
-
-
-public("grounding_protos.citations", TurnReader)

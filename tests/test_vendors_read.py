@@ -188,7 +188,7 @@ def test_bedrock_converse_cites_the_wrapped_text() -> None:
 
 
 def _search_response() -> dict[str, Any]:
-    from tests.test_inputs_search import search_response
+    from tests.test_google_search import search_response
 
     return search_response()
 

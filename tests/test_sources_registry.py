@@ -160,10 +160,12 @@ _KEYS = sorted({
     "choices", "message", "role", "start", "end", "document", "id",
     "generatedResponsePart", "textResponsePart", "span", "retrievedReferences",
     "location", "cited_text", "document_index", "start_char_index", "end_char_index",
-    "object", "url_citation", "promptFeedback",
+    "object", "url_citation", "promptFeedback", "outputs", "reference_ids", "phase",
+    "action", "urlContextMetadata",
 })  # fmt: skip
 _TYPES = st.sampled_from(["message", "text", "output_text", "url_citation", "response",
-                          "char_location", "document", "assistant", "chat.completion"])  # fmt: skip
+                          "char_location", "document", "assistant", "chat.completion",
+                          "reference", "tool_reference", "message.output"])  # fmt: skip
 _JSON = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-3, 40), st.floats(), st.text(max_size=6),
               _TYPES),
@@ -238,7 +240,8 @@ def _fixtures() -> list[Any]:
     from tests import google_cases as gc
     from tests import openai_streams as oa
     from tests import vendor_cases as vc
-    from tests.test_inputs_search import search_response
+    from tests import wild_cases as wc
+    from tests.test_google_search import search_response
 
     return [
         cases.gemini_response_json(), codec.to_dict(cases.answer_message()), search_response(),
@@ -247,6 +250,8 @@ def _fixtures() -> list[Any]:
         gc.gemini_chunks_response(), gc.aqa_response(), gc.interaction(), gc.assist_answer(),
         gc.check_grounding_response(), gc.grounded_generation_response(), gc.live_turn()[-4],
         oa.thread_message(), oa.responses_final(), oa.chat_final(), oa.perplexity_final(),
+        wc.mistral_chat(wc.mistral_chunks()[0]), wc.conversation(wc.conversation_chunks()[0]),
+        wc.responses_with_search(), wc.gemini_url_context(),
     ]  # fmt: skip
 
 
