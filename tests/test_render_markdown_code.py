@@ -10,6 +10,7 @@ GFM would link (taken by the GFM rule, written out here) must be the same string
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections import Counter
@@ -23,6 +24,7 @@ from markdown_it import MarkdownIt
 
 from grounding_protos.citations import Citation, Grounded, Source, read, read_stream, render
 from grounding_protos.cli import main
+from tests.marker_cases import BUILDERS, spelled
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SHIPPED = sorted(
@@ -383,3 +385,28 @@ def test_batch_lines_take_markers() -> None:
         assert record["output"] == render(read(PERPLEXITY, markers=choice))
     with pytest.raises(ArgumentValueError, match="markers must be"):
         process_line(line, "render", markers="drop")
+
+
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+@pytest.mark.parametrize("style", ["markdown", "plain", "html"])
+def test_every_marker_source_shows_each_marker_once(name: str, style: Any) -> None:
+    """Perplexity's [1], Azure's [doc1], xAI's [[1]](url), OpenRouter's: the rendered
+    answer is the answer without its markers (as read(markers="remove") cuts them),
+    with one of the style's markers for each run."""
+    content = spelled(name, "Köln 🌉 liegt am Rhein{1}. 東京は雨です {1}{2}。 서울{2}")
+    response = BUILDERS[name](content)
+    kept, removed = read(response), read(response, markers="remove")
+    assert kept.text is not None and removed.text is not None
+    runs = len({c.char_end for c in kept.citations if c.kind == "marker"})
+    assert runs == 3
+    out = render(kept, style)
+    if style == "html":
+        body = out[out.index('<div class="gp-answer') : out.index("</div>")]
+        ours = len(re.findall('<sup class="gp-cite">', body))
+        shown = re.sub(r"<sup.*?</sup>|<[^>]*>|\u2060", "", body, flags=re.S)
+    else:
+        body = out.split("\n\n")[0]
+        ours = len(re.findall(r"(?:\[\d+\])+", body))
+        shown = re.sub(r"\[\d+\]", "", body)
+    assert ours == runs
+    assert " ".join(html.unescape(shown).split()) == " ".join(removed.text.split())

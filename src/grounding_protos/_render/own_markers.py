@@ -1,6 +1,7 @@
 """The answer's own citation markers, replaced by the rendering's.
 
-An answer that cites by markers in its text (Perplexity's ``[1]``) reads as citations
+An answer that cites by markers in its text (Perplexity's ``[1]``, Azure On Your
+Data's ``[doc1]``, xAI's ``[[1]](url)``) reads as citations
 of ``kind="marker"``, each spanning the clause its marker run ends (the run itself
 stays in the text unless ``read(obj, markers="remove")`` cut it). Rendering such a
 citation adds the style's marker at the span's end, right before the answer's own
@@ -25,9 +26,14 @@ from grounding_protos._core.model import Citation
 from grounding_protos._exceptions import ArgumentTypeError, OffsetError
 from grounding_protos._offsets import TextIndex
 
-# A run of markers after a span: spaces, then [n] (more, with spaces between); a
-# run followed by "(" is a Markdown link, no marker.
-_RUN: Final = re.compile(r"[ \t]*\[\d{1,4}\](?:[ \t]*\[\d{1,4}\])*(?!\()")
+# A run of markers after a span: spaces, then markers, with spaces between: [n]
+# (Perplexity's), [docn] (Azure On Your Data's), [[n]](url) (xAI's); a [n] followed by
+# "(" is a Markdown link, no marker.
+_ONE: Final = (
+    r"(?:\[\[[0-9]{1,4}\]\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*\)"
+    r"|\[(?:doc)?[0-9]{1,4}\](?!\())"
+)
+_RUN: Final = re.compile(rf"[ \t]*{_ONE}(?:[ \t]*{_ONE})*")
 
 
 def replace_own_markers(text: str, citations: Sequence[Citation]) -> tuple[str, Sequence[Citation]]:
