@@ -8,6 +8,7 @@ that the package's modules are instrumented.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 from typing import Any
@@ -69,7 +70,15 @@ def check_grounded(grounded: Grounded) -> None:
             assert c.text == text[c.char_start : c.char_end], c
     if text is None:
         return
-    citations = grounded.citations
+    # a citation of a marker in the text (Perplexity's [1]) gives the marker's place to
+    # the style's (issue 33): the checks that the text comes back read it as a citation
+    citations = [
+        dataclasses.replace(c, kind="citation") if c.kind == "marker" else c
+        for c in grounded.citations
+    ]
+    for footnotes in (False, True):  # Markdown: markers moved out of code and links
+        assert isinstance(render(text, grounded.citations, footnotes=footnotes), str)
+    assert isinstance(render(text, grounded.citations, "html"), str)
     assert render(text, citations, lambda pairs: "") == text
     mark = next(ch for ch in "\x00\x01\ue000\U0010fffd|#" if ch not in text)
     marked = render(text, citations, lambda pairs: mark + ",".join(str(n) for n, _ in pairs) + mark)

@@ -640,10 +640,12 @@ def test_answer_language_from_its_script(text: str, lang: str) -> None:
     from grounding_protos._render.page import answer_language, fragment, page
 
     assert answer_language(text) == lang
-    assert f'<div class="gp-answer" lang="{lang}">' in fragment(text, [], raw_text=True)
+    # an answer with Korean in it that is not Korean as a whole keeps Korean words whole
+    kind = "gp-answer gp-keep-words" if "서울" in text and not lang else "gp-answer"
+    assert f'<div class="{kind}" lang="{lang}">' in fragment(text, [], raw_text=True)
     whole = page(text, [], raw_text=True)
     assert whole.startswith('<!DOCTYPE html>\n<html lang="en">')
-    assert f'<div class="gp-answer" lang="{lang}">' in whole
+    assert f'<div class="{kind}" lang="{lang}">' in whole
 
 
 def test_lang_can_be_given() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import tarfile
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 from tests.expected import GENERATED_STEMS
 
 ROOT = Path(__file__).resolve().parents[1]
+VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 pytestmark = pytest.mark.slow
 
 
@@ -43,7 +45,7 @@ def test_wheel_from_sdist_holds_the_generated_layer(dist: Path) -> None:
     for name in ["py.typed", "_descriptor_set.binpb", "__init__.py", "discoveryengine_v1.py"]:
         assert package + name in names
     top_level = {name.split("/")[0] for name in names}
-    assert top_level == {"grounding_protos", "grounding_protos-0.1.0.dist-info"}
+    assert top_level == {"grounding_protos", f"grounding_protos-{VERSION}.dist-info"}
     assert not any(name.startswith("google/") for name in names)
 
 

@@ -143,7 +143,7 @@ def test_the_fragment_is_the_jsonl_line_and_carries_the_search_suggestions() -> 
     fragment = render(grounded, "html", page=False, id_prefix="gp-l3-source-")
     line = json.loads(process_line(json.dumps(obj), "render", number=3, style="html"))
     assert line["ok"] and line["output"] == fragment
-    assert fragment.startswith('<div class="gp-answer gp-md" lang="">')
+    assert fragment.startswith('<div class="gp-answer gp-md gp-keep-words" lang="">')
     assert '<ol class="gp-sources">' in fragment and 'id="gp-l3-source-1"' in fragment
     # the chip, in its sandboxed frame, escaped into srcdoc; its queries not listed again
     assert '<iframe class="gp-suggestions"' in fragment and 'sandbox="allow-popups' in fragment
@@ -190,8 +190,8 @@ def test_bad_arguments_of_render_of_a_grounded() -> None:
         render(grounded, grounded.citations)  # type: ignore[call-overload]
     with pytest.raises(ArgumentValueError, match="'markdown', 'html' or 'plain'"):
         render(grounded, "rst")  # type: ignore[call-overload]
-    with pytest.raises(TypeError, match="unexpected keyword argument 'highlight'"):
-        render(grounded, "html", highlight=True)  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'clamp'"):
+        render(grounded, "html", clamp=True)  # type: ignore[call-overload]
     with pytest.raises(ArgumentValueError, match="footnotes=True needs style='markdown'"):
         render(grounded, "plain", footnotes=True)
     with pytest.raises(ArgumentValueError, match="page=False is for style='html'"):

@@ -12,11 +12,13 @@ characters, render them.
 
 See ``docs/citations.md`` (and ``docs/redirects.md`` for ``resolve_urls``); streamed
 responses: ``read_stream``, ``aread_stream`` and ``StreamReader``; Gemini Live sessions,
-turn by turn: ``read_turns`` and ``TurnReader`` (``docs/streams.md``).
+turn by turn: ``read_turns`` and ``TurnReader`` (``docs/streams.md``). ``validate`` (also
+``grounding_protos.validate``) and ``validate_stream`` list an answer's problems.
 """
 
 from grounding_protos._citations.links import aresolve_urls, resolve_urls
 from grounding_protos._citations.read import extract, read, read_json
+from grounding_protos._citations.validate import validate
 from grounding_protos._core.model import (
     Citation,
     CitationKind,
@@ -56,6 +58,7 @@ from grounding_protos._streams.read import (
     aread_stream,
     read_stream,
     read_turns,
+    validate_stream,
 )
 from grounding_protos._streams.turns import TurnReader
 
@@ -100,4 +103,6 @@ __all__ = [
     "resolve_urls",
     "search_notes",
     "source_list",
+    "validate",
+    "validate_stream",
 ]

@@ -19,6 +19,7 @@ from grounding_protos._exceptions import (
     ArgumentValueError,
     CitationError,
     GroundingProtosError,
+    MissingDependencyError,
     OffsetError,
 )
 from grounding_protos._offsets import TextIndex, Unit
@@ -299,15 +300,15 @@ def to_ai_message(
     [('Grüße ', []), ('aus Köln 🌉.', [(4, 8, 'Köln')])]
 
     Raises:
-        ImportError: langchain-core is not installed (``pip install
-            'grounding-protos[langchain]'``).
+        MissingDependencyError: langchain-core is not installed (``pip install
+            'grounding-protos[langchain]'``); an ``ImportError`` too.
         CitationError: the input has no answer text (code ``"text-missing"``).
         UnsupportedInputError, OffsetError, ArgumentValueError: as :func:`read`.
     """
     try:
         from langchain_core.messages import AIMessage
-    except ImportError as exc:  # pragma: no cover - the extra is installed in the tests
-        raise ImportError(
+    except ImportError as exc:
+        raise MissingDependencyError(
             "to_ai_message builds a LangChain AIMessage and needs langchain-core: "
             "pip install 'grounding-protos[langchain]'"
         ) from exc

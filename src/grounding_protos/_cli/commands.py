@@ -45,6 +45,7 @@ def read_grounded(options: Options, document: object, label: str) -> Grounded:
     """
     from grounding_protos import (
         CitationError,
+        GroundingProtosError,
         OffsetError,
         TextEncodingError,
         UnsupportedInputError,
@@ -63,8 +64,9 @@ def read_grounded(options: Options, document: object, label: str) -> Grounded:
                 snap=options.snap,
                 clamp=options.clamp,
                 unit=options.unit,
+                markers=options.markers,
             )
-        except Exception:  # read again below, for the failure it gives
+        except GroundingProtosError:  # read again below, for the failure it gives
             document = document.parse()  # fails as a file of invalid JSON does
     try:
         if grounded is None:
@@ -76,6 +78,7 @@ def read_grounded(options: Options, document: object, label: str) -> Grounded:
                 snap=options.snap,
                 clamp=options.clamp,
                 unit=options.unit,
+                markers=options.markers,
             )
     except UnsupportedInputError as exc:
         raise Failure(at(label, str(exc))) from exc
@@ -133,13 +136,16 @@ def render_document(
     if not grounded.text:
         problems.append(Problem("answer-without-text", "the answer has no text", ""))
     html = options.style == "html"
+    page = (line is None and not options.fragment) or not html
     out = render_grounded(
         grounded,
         options.style,
         footnotes=options.footnotes,
         raw_text=options.raw_text,
-        page=line is None or not html,
-        title=options.title if html and line is None else None,
+        page=page,
+        title=options.title if html and page else None,
+        lang=options.lang if html else None,
+        highlight=options.highlight or not html,
         id_prefix=f"gp-l{line}-source-" if html and line is not None else "gp-source-",
     )
     return out, problems
@@ -298,6 +304,7 @@ def summarize(options: Options, document: object, label: str) -> dict[str, Any]:
         "total": len(citations),
         "citation": sum(1 for c in citations if c.kind == "citation"),
         "support": sum(1 for c in citations if c.kind == "support"),
+        "marker": sum(1 for c in citations if c.kind == "marker"),
         "spans": len(spans),
     }
     if text is None:
@@ -397,6 +404,11 @@ def _one_line(value: str, limit: int = _EXCERPT) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def _count(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural when ``n`` is not 1: ``"1 citation"``, ``"2 citations"``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def format_summary(summary: Mapping[str, Any]) -> str:
     """The summary as a few aligned lines of text."""
     lines = [f"input:      {summary['input']}"]
@@ -405,8 +417,8 @@ def format_summary(summary: Mapping[str, Any]) -> str:
     text = summary.get("text")
     if text is not None:
         lines.append(
-            f"text:       {text['characters']} characters, {text['bytes']} UTF-8 bytes, "
-            f"{text['utf16_units']} UTF-16 units"
+            f"text:       {_count(text['characters'], 'character')}, "
+            f"{_count(text['bytes'], 'UTF-8 byte')}, {_count(text['utf16_units'], 'UTF-16 unit')}"
         )
     elif "error" not in summary:
         lines.append("text:       none in the input (pass --text FILE to place the offsets)")
@@ -414,17 +426,18 @@ def format_summary(summary: Mapping[str, Any]) -> str:
         lines.append(f"citations:  not readable: {summary['error']}")
     else:
         counts = summary["citations"]
-        kinds = []
-        if counts["citation"]:
-            kinds.append(f"{counts['citation']} citations")
-        if counts["support"]:
-            kinds.append(f"{counts['support']} grounding supports")
-        detail = f" ({', '.join(kinds)})" if kinds else ""
-        lines.append(f"citations:  {counts['total']}{detail} on {counts['spans']} distinct spans")
+        names = {"citation": "citation", "support": "grounding support", "marker": "marker"}
+        kinds = [_count(counts[kind], name) for kind, name in names.items() if counts.get(kind)]
+        # "1 citation", "5 grounding supports", "7 (2 citations, 5 grounding supports)":
+        # the kinds in parentheses only where there are several
+        total = kinds[0] if len(kinds) == 1 else str(counts["total"])
+        if len(kinds) > 1:
+            total += f" ({', '.join(kinds)})"
+        lines.append(f"citations:  {total} on {_count(counts['spans'], 'distinct span')}")
         cited = summary.get("cited")
         if cited is not None:
             lines.append(
-                f"cited:      {cited['characters']} of {cited['of']} characters "
+                f"cited:      {cited['characters']} of {_count(cited['of'], 'character')} "
                 f"({cited['percent']:g}%)"
             )
         if summary.get("score") is not None:

@@ -44,6 +44,9 @@ class LineOptions(TypedDict, total=False):
     unit: str | None
     footnotes: bool
     raw_text: bool
+    markers: str
+    highlight: bool
+    lang: str | None
     resolve_urls: bool
     cache: str | None
 
@@ -82,6 +85,9 @@ def _options(
     unit: str | None = None,
     footnotes: bool = False,
     raw_text: bool = False,
+    markers: str = "keep",
+    highlight: bool = True,
+    lang: str | None = None,
     resolve_urls: bool = False,
     cache: str | None = None,
 ) -> Options:
@@ -120,6 +126,12 @@ def _options(
         raise ArgumentValueError("footnotes=True is for render with style='markdown'")
     if raw_text and (command != "render" or style != "html"):
         raise ArgumentValueError("raw_text=True is for render with style='html'")
+    if markers not in ("keep", "remove"):
+        raise ArgumentValueError(f"markers must be 'keep' or 'remove', not {markers!r}")
+    if markers != "keep" and command not in ("render", "inspect"):
+        raise ArgumentValueError("markers= is for render and inspect")
+    if (not highlight or lang is not None) and (command != "render" or style != "html"):
+        raise ArgumentValueError("highlight= and lang= are for render with style='html'")
     if cache is not None and not resolve_urls:
         raise ArgumentValueError("cache is for resolve_urls=True")
     if resolve_urls:
@@ -140,6 +152,9 @@ def _options(
         unit=unit,  # type: ignore[arg-type]
         footnotes=footnotes,
         raw_text=raw_text,
+        markers=markers,  # type: ignore[arg-type]
+        highlight=highlight,
+        lang=lang,
         resolve_urls=resolve_urls,
         cache=cache,
     )
@@ -166,7 +181,9 @@ def process_lines(
     (the contents of ``--text FILE``), ``candidate``, ``style``, ``snap``, ``clamp``,
     ``title``, ``proto_names``, ``errors`` (``--errors``: the span policy, ``errors=``
     of :func:`grounding_protos.citations.read`), ``unit`` (``--unit``),
-    ``footnotes`` and ``raw_text`` (``render --footnotes``, ``--raw-text``), and
+    ``footnotes`` and ``raw_text`` (``render --footnotes``, ``--raw-text``),
+    ``markers`` (``--markers``: ``markers=`` of :func:`grounding_protos.citations.read`),
+    ``highlight`` and ``lang`` (``render --no-highlight``, ``--lang``), and
     ``resolve_urls`` with ``cache`` (``--resolve-urls``, ``--cache FILE``: the ``resolve``
     extra; give workers one sqlite ``cache`` to share what they resolved). The options
     are checked now, before the first line.

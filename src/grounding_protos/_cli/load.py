@@ -45,6 +45,26 @@ SERIOUS: Final = frozenset({"stream-incomplete", "stream-truncated", "stream-gro
 _HEAD: Final = 64
 
 
+class Turns:
+    """A recorded Gemini Live session: each turn merged into one ``LiveServerMessage``,
+    with what merging it found (``citations.read_turns`` reads the same turns)."""
+
+    def __init__(self, turns: list[tuple[object, list[Problem]]]) -> None:
+        self.turns = turns
+
+    def pick(self, number: int, label: str) -> tuple[object, list[Problem]]:
+        """Turn ``number`` (1 for the first), as one document and its problems."""
+        if not 1 <= number <= len(self.turns):
+            raise Failure(
+                at(
+                    label,
+                    f"--turn {number}: the Live session has {len(self.turns)} turns "
+                    f"(--turn 1 to {len(self.turns)})",
+                )
+            )
+        return self.turns[number - 1]
+
+
 def load_document(options: Options, data: bytes, label: str) -> object:
     """The input as a JSON object (any shape ``extract`` accepts) or, with ``--type``, a
     message of that type."""
@@ -116,7 +136,7 @@ def load_line(options: Options, raw: bytes) -> tuple[object, list[Problem]]:
     if options.type_name is None and is_stream(raw):
         from grounding_protos._sources.parse import recorded_chunks
 
-        return _merge(options, lambda: recorded_chunks(raw), "")
+        return _merge(options, lambda: recorded_chunks(raw), "", sessions=False)
     return load_document(options, raw, ""), []
 
 
@@ -170,8 +190,15 @@ def _sse_items(head: bytes, stream: IO[bytes], label: str) -> Iterable[Item]:
 
 
 def _merge(
-    options: Options, chunks: Callable[[], Iterable[Item]], label: str, *, echo: bool = False
+    options: Options,
+    chunks: Callable[[], Iterable[Item]],
+    label: str,
+    *,
+    echo: bool = False,
+    sessions: bool = True,
 ) -> tuple[object, list[Problem]]:
+    """The stream merged into one response, and its problems; a Gemini Live session
+    (when ``sessions``) as its :class:`Turns`."""
     from grounding_protos._exceptions import MissingDependencyError, StreamError
     from grounding_protos._sources.google.gemini.merger import Merger
     from grounding_protos._sources.parse import Truncated
@@ -205,6 +232,8 @@ def _merge(
                 sys.stdout.write("\n\n")
                 sys.stdout.flush()
             return merged, problems
+        if sessions and not isinstance(first, Truncated) and _is_live(first.value):
+            return _live_turns(itertools.chain([first], items)), []
         if not isinstance(first, Truncated):
             other = surface_merger(first.value)
             if other is not None:  # another surface's stream: merged by its own merger
@@ -229,3 +258,59 @@ def _merge(
         raise Failure(at(label, "the stream holds no response: 0 events"))
     problems = merger.stream_problems(options.candidate) + merger.incomplete(options.candidate)
     return merger.merged(), problems
+
+
+def _is_live(value: object) -> bool:
+    """Whether a stream's first message is a Gemini Live server message."""
+    from grounding_protos._exceptions import StreamError
+    from grounding_protos._sources.google.gemini.merger import decode_text
+    from grounding_protos._sources.google.live.merger import is_message
+
+    if isinstance(value, (str, bytes)):
+        try:
+            value = decode_text(1, value)
+        except StreamError:
+            return False
+    return is_message(value)
+
+
+def _live_turns(items: Iterable[Item]) -> Turns:
+    """A Live session's messages, turn by turn (as ``TurnReader`` cuts them: a turn
+    ends with ``turnComplete``; one the session left unfinished is a turn too).
+
+    Raises:
+        StreamError: a message that is not a Live server message.
+    """
+    from grounding_protos._core.model import Problem
+    from grounding_protos._sources.google.gemini.merger import decode_text
+    from grounding_protos._sources.google.live.merger import (
+        TurnMerger,
+        answers,
+        any_answer,
+        is_message,
+    )
+    from grounding_protos._sources.parse import Truncated
+
+    turns: list[tuple[object, list[Problem]]] = []
+    merger = TurnMerger()
+    cut: list[Problem] = []
+    for item in items:
+        if isinstance(item, Truncated):
+            cut.append(Problem("stream-truncated", item.message, ""))
+            break
+        number, message = item.number, item.value
+        if isinstance(message, (str, bytes)):
+            message = decode_text(number, message)
+        if not answers(message) and not merger.events:
+            if not is_message(message):
+                merger.add(number, message)  # raises for what is not a Live message
+            continue  # setupComplete, goAway, ...: no turn
+        merger.add(number, message)
+        if merger.complete:
+            turns.append((merger.merged(), merger.problems()))
+            merger = TurnMerger()
+    if merger.events and any_answer(merger):
+        turns.append((merger.merged(), merger.problems() + cut))
+    elif cut and turns:
+        turns[-1][1].extend(cut)
+    return Turns(turns)

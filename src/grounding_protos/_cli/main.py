@@ -33,6 +33,7 @@ from grounding_protos._cli.io import (
 from grounding_protos._public import public
 
 if TYPE_CHECKING:
+    from grounding_protos._cli.load import Turns
     from grounding_protos._cli.options import Options
 
 __all__ = ["main"]
@@ -44,26 +45,54 @@ _SNAPS: Final = ("floor", "ceil", "outward")
 _POLICIES: Final = ("strict", "repair", "skip")
 
 # What --help ends with: examples that run as they are written (tests/test_cli.py
-# parses each), no path of the repository (an installed package has no docs/).
+# parses each), no path of the repository (an installed package has no docs/). The
+# top-level help shows them all; a command's help, its own.
 EXAMPLES: Final = (
     ("grounding-protos render answer.json", "the answer with [n] markers, and its sources"),
     ("grounding-protos render --style html answer.json -o page.html", "a self-contained page"),
+    ("grounding-protos render stream.sse", "a recorded stream, merged into its answer"),
+    ("grounding-protos render --turn 2 session.json", "one turn of a Gemini Live session"),
     ("grounding-protos validate answer.json", "every problem, one per line, path first"),
     ("grounding-protos inspect stream.sse", "a summary of a recorded stream"),
     (
         "grounding-protos render --jsonl answers.jsonl -o out.jsonl --failed-lines failed.jsonl",
         "a batch",
     ),
-)
-_EPILOG: Final = (
-    "examples:\n"
-    + "".join(f"  {line}\n      {what}\n" for line, what in EXAMPLES)
-    + """
-In Python: grounding_protos.citations.read(obj) and render(grounded, style), the same
-work (python -m pydoc grounding_protos.citations).
-exit status: 0 ok, 1 problems found (or some batch lines failed),
+    ("grounding-protos convert --type Answer --from json --to text answer.json",
+     "a message in protobuf text format"),
+    ("grounding-protos decode --type Answer --from base64 answer.b64", "wire bytes as JSON"),
+    ("grounding-protos encode --type Answer answer.json -o answer.bin", "JSON as wire bytes"),
+    ("grounding-protos types", "every message type, short and full names"),
+)  # fmt: skip
+# The same work in Python, per command (python -m pydoc shows each).
+_IN_PYTHON: Final = {
+    None: "grounding_protos.citations.read(obj) and render(grounded, style)",
+    "render": "grounding_protos.citations.render(read(obj), style), or read_stream(stream)",
+    "validate": "grounding_protos.citations.validate(obj), or validate_stream(stream)",
+    "inspect": "grounding_protos.citations.read(obj) (its text, citations and problems)",
+    "types": "grounding_protos.message_types()",
+    "decode": "grounding_protos.from_bytes(cls, data) and grounding_protos.codec.to_json",
+    "encode": "grounding_protos.codec.from_json(cls, text).SerializeToString()",
+    "convert": "grounding_protos.codec and google.protobuf.text_format",
+}
+_EXIT: Final = """exit status: 0 ok, 1 problems found (or some batch lines failed),
 2 bad usage or unreadable input."""
-)
+
+
+def _epilog(command: str | None = None) -> str:
+    """The examples of ``command`` (all of them for the top level), the same in Python,
+    and the exit statuses."""
+    shown = [(line, what) for line, what in EXAMPLES
+             if command is None or line.split()[1] == command]  # fmt: skip
+    examples = "".join(f"  {line}\n      {what}\n" for line, what in shown)
+    return (
+        ("examples:\n" + examples if examples else "")
+        + f"\nIn Python: {_IN_PYTHON[command]}.\n"
+        + _EXIT
+    )
+
+
+_EPILOG: Final = _epilog()
 
 
 # --- Argument parsing ---------------------------------------------------------------------
@@ -103,6 +132,16 @@ def _candidate(value: str) -> int:
     return number
 
 
+def _turn(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"turns are numbered from 1, not {value}")
+    return number
+
+
 def _file(option: str) -> Any:
     """An argparse type for an option naming a file to write: a span policy's name is
     refused there, with a hint (``--errors skip`` once wrote a file named ``skip``)."""
@@ -129,13 +168,14 @@ def _version() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the whole command line."""
-    common = _Parser(add_help=False)
-    common.add_argument(
+    debug = _Parser(add_help=False)
+    debug.add_argument(
         "--debug",
         action="store_true",
         default=argparse.SUPPRESS,
         help="show a traceback instead of a one-line error",
     )
+    common = _Parser(add_help=False, parents=[debug])
     common.add_argument(
         "--max-input",
         type=_max_input,
@@ -147,9 +187,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = _Parser(
         prog=PROG,
-        description="Decode, convert, render and check the grounding and citation "
-        "messages of Google AI APIs (Gemini, Vertex AI Search / Discovery Engine, "
-        "Dialogflow).",
+        description="Render, check and convert grounded answers and their citations, "
+        "with every offset on the right character: the grounding and citation messages "
+        "of Google AI APIs (Gemini, Vertex AI Search / Discovery Engine, Dialogflow), "
+        "the answers of OpenAI, Anthropic, Cohere, Amazon Bedrock, xAI and Perplexity, "
+        "and the objects of LangChain, LiteLLM, pydantic-ai and Google ADK; whole "
+        "responses or recorded streams.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -164,13 +207,15 @@ def build_parser() -> argparse.ArgumentParser:
         dest="command", metavar="COMMAND", required=True, parser_class=_Parser
     )
 
-    def command(name: str, help: str, description: str) -> argparse.ArgumentParser:
+    def command(
+        name: str, help: str, description: str, *, reads: bool = True
+    ) -> argparse.ArgumentParser:
         sub = commands.add_parser(
             name,
             help=help,
             description=description,
-            parents=[common],
-            epilog=_EPILOG,
+            parents=[common if reads else debug],  # --max-input: for what reads input
+            epilog=_epilog(name),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         return sub
@@ -234,6 +279,12 @@ def build_parser() -> argparse.ArgumentParser:
             help="which candidate of a Gemini response (default 0)",
         )
         sub.add_argument(
+            "--turn",
+            type=_turn,
+            metavar="N",
+            help="a Gemini Live session: only its turn N (1 for the first); without it, every turn",
+        )
+        sub.add_argument(
             "--jsonl",
             action="store_true",
             help="batch: one input per line, one JSON record per line out",
@@ -258,6 +309,16 @@ def build_parser() -> argparse.ArgumentParser:
             sub.add_argument(
                 "--spans", choices=_POLICIES, dest="spans_option", help=argparse.SUPPRESS
             )
+
+    def markers_option(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--markers",
+            choices=("keep", "remove"),
+            default="keep",
+            help="an answer that cites by markers in its text (Perplexity's [1]): keep "
+            "them in the text (default; a rendering shows each once, numbered as its "
+            "source list) or cut them out; markers= in Python",
+        )
 
     def batch_options(sub: argparse.ArgumentParser) -> None:
         sub.add_argument(
@@ -294,6 +355,7 @@ def build_parser() -> argparse.ArgumentParser:
         "types",
         "list the message types",
         "List every message type: its short name (the shortest unambiguous one) and its full name.",
+        reads=False,
     )
     sub.add_argument("--json", action="store_true", help="a JSON array of {name, short}")
     sub.set_defaults(handler=_cmd_types)
@@ -356,11 +418,15 @@ def build_parser() -> argparse.ArgumentParser:
         "render",
         "the answer with inline citations and its sources",
         "Show a grounded answer with citation markers after each cited span and "
-        "the numbered source list: Markdown (default), plain text, or a "
-        "self-contained HTML page. Input: a Gemini response or candidate, a "
-        "Discovery Engine Answer, a GroundingMetadata (with --text), a "
-        "CitationMetadata, a Vertex AI Search summary, or an OpenAI, Anthropic, "
-        "Cohere or Bedrock response, as JSON.",
+        "the numbered source list: Markdown (default; markers never inside code or "
+        "links), plain text, or a self-contained HTML page. Input, as JSON: a Gemini "
+        "response or candidate, a Discovery Engine Answer, a GroundingMetadata (with "
+        "--text), a CitationMetadata, a Vertex AI Search summary, an OpenAI, "
+        "Anthropic, Cohere, Bedrock, xAI or Perplexity response (Perplexity's [n] "
+        "markers shown once; --markers), or a LangChain, LiteLLM, pydantic-ai or "
+        "Google ADK object dumped to JSON. Or a recorded stream of any of these (SSE, "
+        "a JSON array of chunks, a Bedrock event stream), merged into its answer, "
+        "and a Gemini Live session turn by turn (--turn N for one).",
     )
     document_options(sub)
     sub.add_argument(
@@ -381,12 +447,31 @@ def build_parser() -> argparse.ArgumentParser:
         help="markdown: GFM footnotes ([^1] and [^1]: definitions) instead of [1]",
     )
     sub.add_argument(
+        "--no-highlight",
+        dest="highlight",
+        action="store_false",
+        help="html: leave the cited text unmarked (the markers stay); highlight= in Python",
+    )
+    sub.add_argument(
+        "--lang",
+        metavar="TAG",
+        help="html: the answer's language tag (ko, pt-BR; '' for unknown) instead of "
+        "the one its script names; lang= in Python",
+    )
+    sub.add_argument(
+        "--fragment",
+        action="store_true",
+        help="html: the answer, its sources and the Search Suggestions as a fragment to "
+        "put in a page of your own, not a whole page; page=False in Python",
+    )
+    sub.add_argument(
         "--snap", choices=_SNAPS, help="move offsets that split a character to a boundary"
     )
     sub.add_argument(
         "--clamp", action="store_true", help="pull offsets past the end of the text back into range"
     )
     span_policy(sub)
+    markers_option(sub)
     resolve_options(sub)
     sub.set_defaults(handler=_cmd_document, doc_command="render")
 
@@ -395,7 +480,9 @@ def build_parser() -> argparse.ArgumentParser:
         "list the problems of a grounded answer",
         "Check offsets, segment texts, chunk indices, reference ids, scores and "
         "required fields. Prints one problem per line, path first; exit status 1 "
-        "when there is any, 0 when there is none.",
+        "when there is any, 0 when there is none. It takes no span policy: it reports "
+        "every problem, which render and inspect then fail on, repair or leave out, "
+        "as their span policy says.",
     )
     document_options(sub)
     sub.add_argument("--json", action="store_true", help="a JSON array of {code, message, path}")
@@ -412,6 +499,7 @@ def build_parser() -> argparse.ArgumentParser:
     document_options(sub)
     sub.add_argument("--json", action="store_true", help="the summary as JSON")
     span_policy(sub)
+    markers_option(sub)
     resolve_options(sub)
     sub.set_defaults(handler=_cmd_document, doc_command="inspect")
     return parser
@@ -521,6 +609,13 @@ def _render_view(options: Options) -> Options:
         raise Failure("--footnotes is for --style markdown")
     if options.raw_text and options.style != "html":
         raise Failure("--raw-text is for --style html")
+    for given, flag in ((not options.highlight, "--no-highlight"),
+                        (options.lang is not None, "--lang"),
+                        (options.fragment, "--fragment")):  # fmt: skip
+        if given and options.style != "html":
+            raise Failure(f"{flag} is for --style html")
+    if options.fragment and options.title is not None:
+        raise Failure("--title is for the page, not --fragment")
     if options.style == "html" and not options.raw_text and not available():
         stderr_line(
             f"{PROG}: markdown-it-py (3 or later) is not installed: the answer is shown as "
@@ -541,7 +636,7 @@ def _cmd_document(args: argparse.Namespace) -> int:
         validate_document,
     )
     from grounding_protos._cli.io import resolve_type
-    from grounding_protos._cli.load import SERIOUS, load_input
+    from grounding_protos._cli.load import SERIOUS, Turns, load_input
     from grounding_protos._cli.options import Options
 
     command = args.doc_command
@@ -569,6 +664,10 @@ def _cmd_document(args: argparse.Namespace) -> int:
         title=getattr(args, "title", None),
         raw_text=getattr(args, "raw_text", False),
         footnotes=getattr(args, "footnotes", False),
+        markers=getattr(args, "markers", "keep"),
+        highlight=getattr(args, "highlight", True),
+        lang=getattr(args, "lang", None),
+        fragment=getattr(args, "fragment", False),
         errors=policy,  # type: ignore[arg-type]  # one of _POLICIES
         resolve_urls=getattr(args, "resolve_urls", False),
         cache=getattr(args, "cache", None),
@@ -601,6 +700,15 @@ def _cmd_document(args: argparse.Namespace) -> int:
     label = label_of(args.file)
     live = command == "render" and args.output in (None, "-")
     document, warnings = load_input(options, args.file, label, live=live)  # a stream: merged
+    if isinstance(document, Turns):  # a Live session: one turn, or each in turn
+        if args.turn is not None:
+            document, warnings = document.pick(args.turn, label)
+        elif len(document.turns) == 1:  # a session of one turn is one answer
+            document, warnings = document.pick(1, label)
+        else:
+            return _session(args, options, document, label)
+    elif args.turn is not None:
+        raise Failure(at(label, "--turn is for a Gemini Live session, and this is none"))
     status = EXIT_OK
     if command == "render":
         output, found = render_document(options, document, label)
@@ -630,6 +738,76 @@ def _cmd_document(args: argparse.Namespace) -> int:
     return status
 
 
+def _session(args: argparse.Namespace, options: Options, session: Turns, label: str) -> int:
+    """render, validate and inspect of every turn of a Live session: each turn under a
+    heading of its number (``validate``: the turn's number before each path; ``inspect
+    --json``: a list of the turns' summaries)."""
+    from grounding_protos._cli.commands import (
+        format_summary,
+        is_warning,
+        problem_line,
+        render_document,
+        summarize,
+        validate_document,
+    )
+    from grounding_protos._cli.load import SERIOUS
+
+    command = args.doc_command
+    if command == "render" and options.style == "html":
+        raise Failure(
+            at(
+                label,
+                f"a Live session of {len(session.turns)} turns: --style html shows one "
+                "answer, so pick its turn with --turn N (1 for the first)",
+            )
+        )
+    status = EXIT_OK
+    pieces: list[str] = []
+    summaries: list[object] = []
+    problems: list[dict[str, str]] = []
+    for number, (document, warnings) in enumerate(session.turns, 1):
+        where = f"{label} turn {number}"
+        if any(p.code in SERIOUS for p in warnings):
+            status = EXIT_PROBLEMS
+        if command == "render":
+            output, found = render_document(options, document, where)
+            heading = f"## Turn {number}" if options.style == "markdown" else f"Turn {number}"
+            pieces.append(f"{heading}\n\n{output}")
+            for problem in [*warnings, *found]:
+                kind = "warning" if is_warning(problem) else "problem"
+                stderr_line(
+                    f"{PROG}: {kind}: {at(where, problem_line(dataclasses.asdict(problem)))}"
+                )
+            if not all(map(is_warning, found)):
+                status = EXIT_PROBLEMS
+        elif command == "validate":
+            found_here: list[dict[str, str]] = [dataclasses.asdict(p) for p in warnings]
+            found_here += validate_document(options, document, where)
+            for found_problem in found_here:
+                path = found_problem["path"]
+                found_problem["path"] = f"turn {number}.{path}" if path else f"turn {number}"
+            problems += found_here
+        else:
+            summary = summarize(options, document, where)
+            summary["problems"][:0] = [dataclasses.asdict(p) for p in warnings]
+            summaries.append(summary)
+            pieces.append(f"Turn {number}\n{format_summary(summary)}")
+            if summary["problems"] or "error" in summary:
+                status = EXIT_PROBLEMS
+    if command == "validate":
+        if getattr(args, "json", False):
+            output = dumps(problems) + "\n"
+        else:
+            output = "".join(problem_line(p) + "\n" for p in problems)
+        status = max(status, EXIT_PROBLEMS if problems else EXIT_OK)
+    elif command == "inspect" and args.json:
+        output = dumps(summaries) + "\n"
+    else:
+        output = "\n".join(pieces)
+    write_once(args.output, utf8(output), inputs=(args.file, args.text_file))
+    return status
+
+
 def _span_policy(args: argparse.Namespace) -> str:
     """The span policy of ``--errors POLICY``; 0.1's ``--errors FILE`` and the
     development versions' ``--spans POLICY`` still work, each with a warning (and
@@ -648,8 +826,14 @@ def _span_policy(args: argparse.Namespace) -> str:
     if value in _POLICIES:
         if not getattr(args, "has_span_policy", False):
             raise Failure(
-                f"{args.command} has no span policy, and {value!r} is one; the file of "
-                f"failed lines is --failed-lines FILE (./{value} for a file of that name)"
+                f"{args.command} has no span policy, and {value!r} is one"
+                + (
+                    " (validate reports every problem; render and inspect take --errors)"
+                    if args.command == "validate"
+                    else ""
+                )
+                + "; the file of failed lines is --failed-lines FILE "
+                f"(./{value} for a file of that name)"
             )
         if spans is not None:
             raise Failure("--spans and --errors both give the span policy: use --errors")

@@ -35,3 +35,7 @@ class Options:
     cache: str | None = None  # --cache FILE (a batch without it: a file for the run)
     raw_text: bool = False  # render --raw-text: the HTML view without Markdown
     footnotes: bool = False  # render --footnotes: GFM footnotes in the Markdown style
+    markers: Literal["keep", "remove"] = "keep"  # --markers: read(markers=)
+    highlight: bool = True  # render --no-highlight: html without <mark>
+    lang: str | None = None  # render --lang: the answer's language tag (html)
+    fragment: bool = False  # render --fragment: html without the page (page=False)

@@ -692,6 +692,8 @@ def _explained(
     if spans:
         return Problem(problem.code, f"{problem.message}; {_characters_note(raw, spans)}",
                        problem.path)  # fmt: skip
+    if problem.code == "offset-out-of-range" and _fit_utf16(raw, index, snap, clamp):
+        return Problem(problem.code, f"{problem.message}; {_UTF16_NOTE}", problem.path)
     if problem.code == "offset-out-of-range" and raw.shape == "candidate":
         return Problem(problem.code, f"{problem.message}; {_CHUNK_NOTE}", problem.path)
     return problem
@@ -718,13 +720,55 @@ def _diagnosed(
             out = [p for p in problems if p.code != "offset-drift"]
             out.insert(problems.index(drifts[0]), note)
             return out
-    if raw.shape == "candidate":
+    hint: str | None = None
+    if any(p.code == "offset-out-of-range" for p in problems):
+        if _fit_utf16(raw, index, snap, clamp):
+            hint = _UTF16_NOTE
+        elif raw.shape == "candidate":
+            hint = _CHUNK_NOTE
+    if hint is not None:
         for k, p in enumerate(problems):
             if p.code == "offset-out-of-range":
                 problems = list(problems)
-                problems[k] = Problem(p.code, f"{p.message}; {_CHUNK_NOTE}", p.path)
+                problems[k] = Problem(p.code, f"{p.message}; {hint}", p.path)
                 break
     return problems
+
+
+_UTF16_NOTE: Final = (
+    "the offsets fit the text counted in UTF-16 units (as JavaScript counts), not in "
+    "characters: read(obj, unit='utf16') reads them so"
+)
+
+
+def _fit_utf16(raw: RawAnswer, index: TextIndex | None, snap: object, clamp: bool) -> bool:
+    """Whether offsets taken as characters, some past the end of their text, all fit it
+    counted in UTF-16 units (a text with astral characters, such as emoji, is longer in
+    UTF-16 units), none inside a surrogate pair."""
+    if index is None or raw.unit != "char" or snap is not None or clamp:
+        return False
+    parts = {p.index: p.text for p in raw.parts or () if p.text is not None and not p.thought}
+    past = False
+    for span in raw.spans:
+        text = index.text
+        if span.part_relative and span.part is not None:
+            part = parts.get(span.part) if isinstance(span.part, int) else None
+            if part is None:
+                return False
+            text = part
+        units = TextIndex(text) if text is not index.text else index
+        for value in (span.start, span.end):
+            offset = 0 if value is None else _as_int(value)
+            if offset is None or offset < 0:
+                return False
+            if offset > units.length("utf16"):
+                return False
+            past = past or offset > len(text)
+            try:
+                units.from_utf16(offset)
+            except OffsetError:
+                return False  # inside a surrogate pair: not UTF-16 units either
+    return past
 
 
 def _characters_note(raw: RawAnswer, spans: int) -> str:

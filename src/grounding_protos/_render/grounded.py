@@ -8,7 +8,8 @@ no renderer, so ``Grounded`` has no ``render`` method).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import inspect
+from collections.abc import Iterable, Sequence
 from typing import Any, Final, overload
 
 from grounding_protos._core.model import Citation, Grounded
@@ -22,13 +23,14 @@ from grounding_protos._render.markers import (
     source_list,
 )
 from grounding_protos._render.markers import render as _render_text
+from grounding_protos._render.own_markers import replace_own_markers
 
 DEFAULT_ID_PREFIX: Final = "gp-source-"
 _STYLES: Final = ("markdown", "html", "plain")
 # finish reasons that say nothing about why an answer is empty
 _PLAIN_FINISH: Final = frozenset({"STOP", "FINISH_REASON_UNSPECIFIED"})
 _GROUNDED_OPTIONS: Final = frozenset(
-    {"footnotes", "raw_text", "page", "title", "lang", "id_prefix", "remote_images"}
+    {"footnotes", "raw_text", "page", "title", "lang", "id_prefix", "remote_images", "highlight"}
 )
 
 
@@ -46,6 +48,7 @@ def render_grounded(
     lang: str | None = None,
     id_prefix: str = DEFAULT_ID_PREFIX,
     remote_images: bool = False,
+    highlight: bool = True,
 ) -> str:
     """What ``grounding-protos render --style STYLE`` prints for ``grounded`` (see
     :func:`render`); ``page=False``: the HTML fragment of a ``--jsonl`` line."""
@@ -66,6 +69,8 @@ def render_grounded(
                 raise ArgumentValueError(f"{name}= is for style='html'")
         if not page:
             raise ArgumentValueError("page=False is for style='html'")
+        if not highlight:
+            raise ArgumentValueError("highlight=False is for style='html'")
     elif page and (remote_images or id_prefix != DEFAULT_ID_PREFIX):
         raise ArgumentValueError(
             "remote_images= and id_prefix= are for the fragment (page=False): the page "
@@ -74,7 +79,7 @@ def render_grounded(
     elif not page and title is not None:
         raise ArgumentValueError("title= is for the page (page=True)")
     text = grounded.text
-    citations = grounded.citations
+    citations: Sequence[Citation] = grounded.citations
     if text is None:
         if citations:
             raise ArgumentValueError(
@@ -82,15 +87,17 @@ def render_grounded(
                 "GroundingMetadata?): read it with text="
             )
         text = ""
+    # the answer's own markers ([1] of a Perplexity answer) give way to the style's
+    text, citations = replace_own_markers(text, citations)
     uncited = grounded.uncited_sources
     if style == "html":
         if page:
             return html.page(text, citations, title=html.DEFAULT_TITLE if title is None else title,
                              uncited=uncited, search=grounded.search, raw_text=raw_text,
-                             lang=lang)  # fmt: skip
+                             lang=lang, highlight=highlight)  # fmt: skip
         return html.fragment(text, citations, id_prefix=id_prefix, uncited=uncited,
                              search=grounded.search, raw_text=raw_text, lang=lang,
-                             remote_images=remote_images) + "\n"  # fmt: skip
+                             remote_images=remote_images, highlight=highlight) + "\n"  # fmt: skip
     if text:
         body = _render_text(text, citations, style, footnotes=footnotes)
     else:
@@ -127,6 +134,7 @@ def render(
     lang: str | None = None,
     id_prefix: str = DEFAULT_ID_PREFIX,
     remote_images: bool = False,
+    highlight: bool = True,
 ) -> str: ...
 @overload
 def render(
@@ -157,7 +165,9 @@ def render(*args: Any, **options: Any) -> str:
     the fragment to embed in a page of your own: the highlighted answer (``<div
     class="gp-answer">``), the source list and the search information, with the Search
     Suggestions chip (which Google's terms require an app to show) in a sandboxed frame;
-    ``id_prefix`` and ``remote_images`` as for the text form. An answer with no text (a
+    ``id_prefix`` and ``remote_images`` as for the text form. The cited text is
+    highlighted; ``highlight=False`` (``--no-highlight``) leaves it unmarked, markers
+    kept. An answer with no text (a
     blocked response, ``text == ""``) renders ``(the answer has no text)``, why (its
     finish or skipped reason) where the response says, and its sources. An answer whose
     citations have no text to sit on (``text is None``: a bare ``GroundingMetadata``)
@@ -190,9 +200,14 @@ def render(*args: Any, **options: Any) -> str:
     by first appearance in text order; citations ending at one place share one marker
     listing their distinct numbers in ascending order; a citation without sources gets
     no marker. No character of ``text`` is changed: removing the markers (and, for
-    HTML, the tags and the escaping) gives it back exactly.
+    HTML, the tags and the escaping) gives it back exactly; but a citation of
+    ``kind="marker"`` (an answer's own ``[1]``, Perplexity's) has the marker run after
+    its span replaced by the style's marker, so that each shows once.
 
-    - ``"markdown"``, ``"plain"``: ``[1]``, ``[1][3]``; the text is left as it is.
+    - ``"markdown"``, ``"plain"``: ``[1]``, ``[1][3]``; the text is left as it is. In
+      Markdown a marker never goes into code or a URL: one whose span ends inside an
+      inline code span, a code block, a link (text or destination), an image, an
+      autolink, raw HTML or a bare URL goes right after it (``docs/render.md``).
       ``footnotes=True`` (Markdown only) writes GFM footnote references ``[^1]``
       instead, to go with :func:`source_list`'s ``footnotes=True`` definitions.
     - ``"html"``: the text's Markdown rendered (CommonMark, GFM tables and
@@ -236,6 +251,12 @@ def render(*args: Any, **options: Any) -> str:
             given[name] = options.pop(name)
     if "text" not in given:
         raise TypeError("render() missing 1 required positional argument: 'text'")
+    # None and the defaults shown in the signature (_SIGNATURE) mean "not given"
+    if "citations" in given and given["citations"] is None:
+        del given["citations"]
+    for name, default in (("highlight", None), ("snap", None), ("clamp", False)):
+        if name in options and options[name] is default:
+            del options[name]
     text = given["text"]
     if isinstance(text, Grounded):
         style = given.get("style", "markdown")
@@ -260,5 +281,35 @@ def render(*args: Any, **options: Any) -> str:
         )
     return _render_text(text, given["citations"], given.get("style", "markdown"), **options)
 
+
+def _signature() -> inspect.Signature:
+    """What ``help(render)`` shows: both forms' parameters, not ``(*args, **options)``.
+    ``highlight=None`` is each form's default (``True`` for a :class:`Grounded`, ``False``
+    for a text); ``citations`` is for the text form, ``snap`` and ``clamp`` too."""
+    p = inspect.Parameter
+    positional = [
+        p("text", p.POSITIONAL_OR_KEYWORD, annotation="Grounded | str"),
+        p("citations", p.POSITIONAL_OR_KEYWORD, default=None,
+          annotation="Iterable[Citation] | None"),
+        p("style", p.POSITIONAL_OR_KEYWORD, default="markdown",
+          annotation="RenderStyle | MarkerStyle"),
+    ]  # fmt: skip
+    keywords = [
+        ("footnotes", False, "bool"),
+        ("raw_text", False, "bool"),
+        ("page", True, "bool"),
+        ("title", None, "str | None"),
+        ("lang", None, "str | None"),
+        ("id_prefix", DEFAULT_ID_PREFIX, "str"),
+        ("remote_images", False, "bool"),
+        ("highlight", None, "bool | None"),
+        ("snap", None, "SpanSnap | None"),
+        ("clamp", False, "bool"),
+    ]
+    named = [p(n, p.KEYWORD_ONLY, default=d, annotation=a) for n, d, a in keywords]
+    return inspect.Signature([*positional, *named], return_annotation="str")
+
+
+render.__signature__ = _signature()  # type: ignore[attr-defined]
 
 public("grounding_protos.citations", render)

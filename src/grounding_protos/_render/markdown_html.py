@@ -517,18 +517,44 @@ class _Writer:
 # --- Inline content ---------------------------------------------------------------------------
 
 
+def _link_end(
+    md: MarkdownIt,
+    env: dict[str, Any],
+    token: Token,
+    content: str,
+    pos: int,
+    rule: Any,
+    state: list[Any],
+) -> int:
+    """Where the link or image starting at ``pos`` ends: as its rule noted while
+    parsing, else by running the rule again, silently (``state`` keeps the parser state
+    made for that, one per inline content)."""
+    from markdown_it.rules_inline import StateInline
+
+    end = token.meta.get(_END)
+    if isinstance(end, int) and end > pos:
+        return end
+    if not state:
+        state.append(StateInline(content, md, env, []))
+    st = state[0]
+    st.pos = pos
+    st.posMax = len(content)
+    if not rule(st, True):
+        raise Misaligned(f"no link at content index {pos}")
+    return int(st.pos)
+
+
 class _Inline:
     """Walks one inline token's children beside its content."""
 
     def __init__(self, md: MarkdownIt, env: dict[str, Any], w: _Writer) -> None:
         from markdown_it.common.utils import escapeHtml
-        from markdown_it.rules_inline import StateInline, image, link
+        from markdown_it.rules_inline import image, link
 
         self.md = md
         self.env = env
         self.w = w
         self.escape = escapeHtml
-        self.state_cls = StateInline
         self.link_rule = link
         self.image_rule = image
         self.renderer = _renderer(md)
@@ -542,19 +568,8 @@ class _Inline:
         return str(self.renderer.renderToken(children, idx, self.options, self.env))
 
     def link_end(self, token: Token, content: str, pos: int, rule: Any, state: list[Any]) -> int:
-        """Where the link or image starting at ``pos`` ends: as its rule noted while
-        parsing, else by running the rule again, silently."""
-        end = token.meta.get(_END)
-        if isinstance(end, int) and end > pos:
-            return end
-        if not state:
-            state.append(self.state_cls(content, self.md, self.env, []))
-        st = state[0]
-        st.pos = pos
-        st.posMax = len(content)
-        if not rule(st, True):
-            raise Misaligned(f"no link at content index {pos}")
-        return int(st.pos)
+        """Where the link or image starting at ``pos`` ends (see :func:`_link_end`)."""
+        return _link_end(self.md, self.env, token, content, pos, rule, state)
 
     def walk(self, tok: Token, m: _Map) -> None:
         content = tok.content
@@ -763,23 +778,7 @@ def render_markdown(
         if tok.type == "inline":
             if not tok.children or tok.map is None:
                 continue
-            opener = tokens[i - 1]
-            first, last = tok.map
-            if opener.type == "paragraph_open":
-                m = _paragraph_map(src, lines, tok.content, first, last - first)
-            elif opener.type == "heading_open" and opener.markup.startswith("#"):
-                m = _heading_map(src, lines, tok.content, first)
-            elif opener.type == "heading_open":  # setext: the underline is not in the map
-                m = _paragraph_map(src, lines, tok.content, first, last - first)
-            elif opener.type in ("th_open", "td_open"):
-                if i not in cells:
-                    row = _row_inlines(tokens, i)
-                    maps = _cell_maps(src, lines, [tokens[k].content for k in row], first)
-                    cells.update(zip(row, maps, strict=True))
-                m = cells.pop(i)
-            else:
-                raise Misaligned(f"inline content in a {opener.type!r}")
-            inline.walk(tok, m)
+            inline.walk(tok, _inline_map(src, lines, tokens, i, cells))
             containers.append((tok, w.end_container(), ""))
         elif tok.type in ("fence", "code_block") and tok.map is not None:
             first = tok.map[0] + (1 if tok.type == "fence" else 0)
@@ -820,6 +819,31 @@ def render_markdown(
     if not containers and w.out:
         body += "".join(w.out)
     return body
+
+
+def _inline_map(
+    src: str, lines: _Lines, tokens: Sequence[Token], i: int, cells: dict[int, _Map]
+) -> _Map:
+    """The source positions of inline token ``i``'s content (``cells`` keeps the maps
+    of a table row's other cells, found with the first)."""
+    tok = tokens[i]
+    opener = tokens[i - 1]
+    if tok.map is None:
+        raise Misaligned("inline content without a line range")
+    first, last = tok.map
+    if opener.type == "paragraph_open":
+        return _paragraph_map(src, lines, tok.content, first, last - first)
+    if opener.type == "heading_open" and opener.markup.startswith("#"):
+        return _heading_map(src, lines, tok.content, first)
+    if opener.type == "heading_open":  # setext: the underline is not in the map
+        return _paragraph_map(src, lines, tok.content, first, last - first)
+    if opener.type in ("th_open", "td_open"):
+        if i not in cells:
+            row = _row_inlines(tokens, i)
+            maps = _cell_maps(src, lines, [tokens[k].content for k in row], first)
+            cells.update(zip(row, maps, strict=True))
+        return cells.pop(i)
+    raise Misaligned(f"inline content in a {opener.type!r}")
 
 
 def _join_text(token: Token) -> None:

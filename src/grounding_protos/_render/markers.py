@@ -3,7 +3,9 @@
 The work behind ``grounding_protos.citations.render`` and its helpers. Markers go
 right after the last character of each cited span, so a span's *end* is all that
 places a marker: overlapping, nested, duplicate, empty and unsorted spans need no
-special case. Sources are numbered by first appearance in text order.
+special case. Sources are numbered by first appearance in text order. Markdown output
+moves a marker out of code and links (``markdown_places``), and an answer's own marker
+run after a ``kind="marker"`` citation gives way to the style's (``own_markers``).
 
 How it is fast: every citation's byte offsets are converted in one bulk pass
 (:meth:`~grounding_protos.offsets.TextIndex.convert_spans`), the cited spans are
@@ -35,6 +37,7 @@ from grounding_protos._core.model import (
 from grounding_protos._exceptions import ArgumentTypeError, ArgumentValueError
 from grounding_protos._offsets import SpanSnap
 from grounding_protos._public import public
+from grounding_protos._render.own_markers import replace_own_markers
 from grounding_protos._render.plan import Key, Plan, attr, highlight_bounds, mark_tag
 
 RenderStyle = Literal["markdown", "html", "plain"]
@@ -102,6 +105,9 @@ def render(
         raise ArgumentValueError("footnotes=True needs style='markdown'")
     if remote_images and (style != "html" or raw_text):
         raise ArgumentValueError("remote_images=True needs style='html' (and not raw_text)")
+    if isinstance(text, str):  # else Plan names the wrong type
+        cites = citations if isinstance(citations, (list, tuple)) else list(citations)
+        text, citations = replace_own_markers(text, cites)
     plan = Plan(text, citations, snap, clamp)
     groups = plan.groups
     if style == "html":
@@ -136,8 +142,37 @@ def render(
         return _join(text, plan.positions, markers, None)
     label = "[^{}]" if footnotes else "[{}]"
     labels = [label.format(n) for n in range(len(plan.sources) + 1)]
+    positions = plan.positions
+    if style == "markdown" and positions:
+        from grounding_protos._render.markdown_places import markdown_places
+
+        places = markdown_places(text, positions)
+        if places is not None:
+            positions, markers = _merged_places(places, groups, labels)
+            return _join(text, positions, markers, None)
     markers = ["".join(map(labels.__getitem__, nums)) for nums in groups]
-    return _join(text, plan.positions, markers, None)
+    return _join(text, positions, markers, None)
+
+
+def _merged_places(
+    places: Sequence[tuple[int, str, str]], groups: Sequence[Sequence[int]], labels: list[str]
+) -> tuple[list[int], list[str]]:
+    """The Markdown markers at their places: groups that land on one place are one
+    marker (each number once, ascending)."""
+    at: dict[int, tuple[set[int], str, str]] = {}
+    for (pos, before, after), nums in zip(places, groups, strict=True):
+        held = at.get(pos)
+        if held is None:
+            at[pos] = (set(nums), before, after)
+        else:
+            held[0].update(nums)
+            at[pos] = (held[0], max(held[1], before, key=len), max(held[2], after, key=len))
+    positions = sorted(at)
+    markers = []
+    for pos in positions:
+        numbers, before, after = at[pos]
+        markers.append(before + "".join(map(labels.__getitem__, sorted(numbers))) + after)
+    return positions, markers
 
 
 def number_sources(

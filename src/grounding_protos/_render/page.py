@@ -34,29 +34,47 @@ from grounding_protos._render.markers import number_sources, render, search_note
 
 DEFAULT_TITLE: Final = "Grounded answer"
 
-# Explicit colours, no prefers-color-scheme: the page (and its screenshot) looks the
-# same everywhere.
+# Colours as custom properties, light by default and dark where the reader's system
+# asks for it (prefers-color-scheme): the page follows the reader's choice.
 _CSS: Final = """
-:root { color-scheme: light; }
+:root {
+  color-scheme: light dark;
+  --gp-bg: #f3f4f7; --gp-fg: #1c2230; --gp-card: #fff; --gp-shadow: rgb(0 0 0 / 0.1);
+  --gp-muted: #5b6475; --gp-faint: #7a8293; --gp-line: #d5d9e2; --gp-quote: #444c5c;
+  --gp-code: #f1f3f7; --gp-th: #f6f7fa; --gp-link: #1f5bd6; --gp-flag: #8a5a00;
+  --gp-mark: #fff1a8; --gp-mark-more: #ffd9a0; --gp-mark-code: rgb(0 0 0 / 0.06);
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --gp-bg: #14171d; --gp-fg: #e3e6ec; --gp-card: #1e222a; --gp-shadow: rgb(0 0 0 / 0.5);
+    --gp-muted: #a0a8b8; --gp-faint: #8a93a5; --gp-line: #3a404c; --gp-quote: #c2c8d4;
+    --gp-code: #2a2f39; --gp-th: #262b34; --gp-link: #8ab4ff; --gp-flag: #f0b45a;
+    --gp-mark: #5a4a00; --gp-mark-more: #7a4300; --gp-mark-code: rgb(255 255 255 / 0.1);
+  }
+}
 * { box-sizing: border-box; }
 body {
-  margin: 0; background: #f3f4f7; color: #1c2230;
+  margin: 0; background: var(--gp-bg); color: var(--gp-fg);
   font: 17px/1.65 system-ui, -apple-system, "Segoe UI", "Noto Sans", "Noto Sans CJK JP",
     "Noto Color Emoji", sans-serif;
 }
 main {
   max-width: 48rem; margin: 2rem auto; padding: 2rem 2.5rem 1.5rem;
-  background: #fff; border-radius: 12px; box-shadow: 0 1px 4px rgb(0 0 0 / 0.1);
+  background: var(--gp-card); border-radius: 12px; box-shadow: 0 1px 4px var(--gp-shadow);
+}
+@media (max-width: 36rem) {
+  main { margin: 0; padding: 1.2rem 1rem 1rem; border-radius: 0; }
 }
 h1 { font-size: 1.45rem; line-height: 1.3; margin: 0 0 0.3rem; overflow-wrap: break-word; }
 h2 {
   font-size: 0.85rem; letter-spacing: 0.06em; text-transform: uppercase;
-  color: #5b6475; margin: 1.8rem 0 0.6rem;
+  color: var(--gp-muted); margin: 1.8rem 0 0.6rem;
 }
-.gp-meta { margin: 0; color: #5b6475; font-size: 0.9rem; }
+.gp-meta { margin: 0; color: var(--gp-muted); font-size: 0.9rem; }
 .gp-answer { white-space: pre-wrap; overflow-wrap: break-word; margin: 1.2rem 0 0; }
-/* Korean breaks lines between words, not between syllables (Chromium's default) */
-:lang(ko) { word-break: keep-all; }
+/* Korean breaks lines between words, not between syllables (Chromium's default): in a
+   Korean answer, and in an answer of mixed languages with Korean in it */
+:lang(ko), .gp-keep-words { word-break: keep-all; }
 .gp-answer.gp-md { white-space: normal; }
 .gp-md > :first-child { margin-top: 0; }
 .gp-md h1, .gp-md h2, .gp-md h3, .gp-md h4, .gp-md h5, .gp-md h6 {
@@ -68,51 +86,77 @@ h2 {
 .gp-md p, .gp-md ul, .gp-md ol, .gp-md blockquote, .gp-md table, .gp-md pre { margin: 0.7rem 0; }
 .gp-md ul, .gp-md ol { padding-left: 1.6rem; }
 .gp-md li { margin: 0.2rem 0; }
-.gp-md blockquote { border-left: 3px solid #d5d9e2; padding: 0 0 0 1rem; color: #444c5c; }
+.gp-md blockquote {
+  border-left: 3px solid var(--gp-line); padding: 0 0 0 1rem; color: var(--gp-quote);
+}
 .gp-md code {
   font: 0.9em/1.5 ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", monospace;
-  background: #f1f3f7; border-radius: 4px; padding: 0.05em 0.3em;
+  background: var(--gp-code); border-radius: 4px; padding: 0.05em 0.3em;
 }
+/* code keeps its lines: a long one scrolls (the code, so that the block's marker stays
+   in its corner), it never wraps into what looks like two */
 .gp-md pre {
-  white-space: pre-wrap; background: #f1f3f7; border-radius: 6px; padding: 0.7rem 0.9rem;
+  white-space: pre; overflow-wrap: normal; word-break: normal;
+  background: var(--gp-code); border-radius: 6px; padding: 0.7rem 0.9rem;
   position: relative;
 }
-.gp-md pre code { background: none; padding: 0; }
+.gp-md pre code {
+  display: block; overflow-x: auto; background: none; padding: 0; white-space: inherit;
+}
 /* a code block's marker: in the block's corner, beside its last line */
 .gp-md pre:has(> sup.gp-cite) { padding-right: 3.2rem; }
 .gp-md pre > sup.gp-cite { position: absolute; right: 0.6rem; bottom: 0.95rem; line-height: 1; }
 a.gp-image::before, span.gp-image::before {
-  content: "image: "; font-size: 0.8em; color: #5b6475; font-style: normal;
+  content: "image: "; font-size: 0.8em; color: var(--gp-muted); font-style: normal;
 }
 .gp-md table { border-collapse: collapse; display: block; overflow-x: auto; }
-.gp-md th, .gp-md td { border: 1px solid #d5d9e2; padding: 0.3rem 0.6rem; }
-.gp-md th { background: #f6f7fa; }
-.gp-md a { color: #1f5bd6; }
-.gp-md hr { border: 0; border-top: 1px solid #d5d9e2; }
+.gp-md th, .gp-md td { border: 1px solid var(--gp-line); padding: 0.3rem 0.6rem; }
+.gp-md th { background: var(--gp-th); }
+.gp-md a { color: var(--gp-link); }
+.gp-md hr { border: 0; border-top: 1px solid var(--gp-line); }
 /* flat, with no border or rounding of its own: the pieces of one highlight, cut by
    inline markup (bold, links, code), meet as one band */
-mark.gp-span { background: #fff1a8; color: inherit; padding: 0.08em 0; }
-mark.gp-span[data-sources*=" "], mark.gp-span[data-count] { background: #ffd9a0; }
-mark.gp-span > code { background: rgb(0 0 0 / 0.06); }
+mark.gp-span { background: var(--gp-mark); color: inherit; padding: 0.08em 0; }
+mark.gp-span[data-sources*=" "], mark.gp-span[data-count] { background: var(--gp-mark-more); }
+mark.gp-span > code { background: var(--gp-mark-code); }
 sup.gp-cite { line-height: 0; font-size: 0.72em; white-space: nowrap; }
-sup.gp-cite a { color: #1f5bd6; text-decoration: none; font-weight: 600; padding: 0 1px; }
+sup.gp-cite a { color: var(--gp-link); text-decoration: none; font-weight: 600; padding: 0 1px; }
 sup.gp-cite a:hover, sup.gp-cite a:focus { text-decoration: underline; }
 ol.gp-sources { margin: 0; padding-left: 2.2rem; overflow-wrap: break-word; }
 ol.gp-sources li { margin: 0.25rem 0; padding: 0.1rem 0.4rem; border-radius: 4px; }
-ol.gp-sources li:target { background: #fff1a8; }
-ol.gp-sources a { color: #1f5bd6; }
-ol.gp-sources li.gp-uncited { color: #5b6475; }
+ol.gp-sources li:target { background: var(--gp-mark); }
+ol.gp-sources a { color: var(--gp-link); }
+ol.gp-sources li.gp-uncited { color: var(--gp-muted); }
 ul.gp-reviews { margin: 0.15rem 0 0.3rem; padding-left: 1.4rem; font-size: 0.92rem; }
 ul.gp-reviews li { margin: 0.1rem 0; padding: 0; }
-.gp-attribution { color: #5b6475; font-size: 0.85rem; }
+.gp-attribution { color: var(--gp-muted); font-size: 0.85rem; }
 .gp-attribution::before { content: "· "; }
-a.gp-flag { font-size: 0.85rem; color: #8a5a00; }
-p.gp-queries { margin: 0.8rem 0 0.2rem; color: #5b6475; font-size: 0.9rem; }
+a.gp-flag { font-size: 0.85rem; color: var(--gp-flag); }
+p.gp-queries { margin: 0.8rem 0 0.2rem; color: var(--gp-muted); font-size: 0.9rem; }
 ul.gp-queries { margin: 0; padding-left: 2.2rem; overflow-wrap: break-word; }
-iframe.gp-suggestions { width: 100%; height: 4.5rem; border: 0; margin-top: 0.6rem; }
-.gp-none { color: #5b6475; }
-footer { margin-top: 1.8rem; color: #7a8293; font-size: 0.8rem; }
+/* Google's chips are light: the frame keeps them so, on a light ground of its own. On a
+   narrow screen the chips wrap, so the frame leaves room for each on a line of its own
+   (--gp-chips: how many there are), and the reader can make it taller still. */
+iframe.gp-suggestions {
+  width: 100%; height: 4.5rem; border: 0; margin-top: 0.6rem; color-scheme: light;
+  background: #fff; border-radius: 8px; resize: vertical;
+}
+@media (max-width: 40rem) {
+  iframe.gp-suggestions { height: calc(1.5rem + var(--gp-chips, 2) * 2.25rem); }
+}
+.gp-none { color: var(--gp-muted); }
+footer { margin-top: 1.8rem; color: var(--gp-faint); font-size: 0.8rem; }
 """
+
+_FOOTER: Final = (
+    "Highlighted text is cited, and its source numbers follow it: select a number to go "
+    "to its source. Darker highlights have several sources."
+)
+_FOOTER_PLAIN: Final = (
+    "Source numbers follow the text they cite: select a number to go to its source."
+)
+# The chips of Google's Search Suggestions (class "chip"), or else its links.
+_CHIP: Final = re.compile(r"""class\s*=\s*["']?[^"'>]*\bchip\b""", re.IGNORECASE)
 
 _CSP: Final = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; "
@@ -211,14 +255,38 @@ def _answer(
     raw_text: bool,
     lang: str | None,
     remote_images: bool,
+    highlight: bool = True,
 ) -> str:
     """The answer's ``<div>``: rendered Markdown, or raw text kept as it is."""
     body = render(
-        text, citations, "html", highlight=True, id_prefix=id_prefix, raw_text=raw_text,
+        text, citations, "html", highlight=highlight, id_prefix=id_prefix, raw_text=raw_text,
         remote_images=remote_images,
     )  # fmt: skip
     kind = "gp-answer gp-md" if not raw_text and _BLOCK.match(body) else "gp-answer"
-    return f'<div class="{kind}" lang="{_lang_attribute(text, lang)}">{body}</div>'
+    attribute = _lang_attribute(text, lang)
+    if attribute != "ko" and keeps_korean_words(text):
+        kind += " gp-keep-words"
+    return f'<div class="{kind}" lang="{attribute}">{body}</div>'
+
+
+_HANGUL: Final = _SCRIPTS[0][1]
+_KANA: Final = _SCRIPTS[1][1]
+
+
+def keeps_korean_words(text: str) -> bool:
+    """Whether an answer not in Korean as a whole still holds Korean, whose words the
+    page keeps whole (``word-break: keep-all``, the ``gp-keep-words`` class): some
+    Hangul, and no more Han and kana than Hangul (keep-all would keep Japanese and
+    Chinese from breaking between their characters).
+
+    >>> keeps_korean_words("Seoul (서울특별시) ist die Hauptstadt Südkoreas.")
+    True
+    >>> keeps_korean_words("東京タワーは333 mです。서울"), keeps_korean_words("Köln")
+    (False, False)
+    """
+    sample = text[:_SAMPLE]
+    hangul = len(_HANGUL.findall(sample))
+    return hangul > 0 and len(_HAN.findall(sample)) + len(_KANA.findall(sample)) <= hangul
 
 
 def suggestions(search: SearchInfo | None) -> str:
@@ -244,10 +312,11 @@ def suggestions(search: SearchInfo | None) -> str:
             '<meta http-equiv="x-dns-prefetch-control" content="off">'
             '<base target="_blank">' + _LINK_TAG.sub("<gp-inert-link", search.rendered_content)
         )
+        chips = max(1, len(_CHIP.findall(search.rendered_content)))
         out.append(
             '<iframe class="gp-suggestions" title="Search Suggestions" '
             'sandbox="allow-popups allow-popups-to-escape-sandbox" referrerpolicy="no-referrer" '
-            f'srcdoc="{html.escape(doc, quote=True)}"></iframe>'
+            f'style="--gp-chips: {chips}" srcdoc="{html.escape(doc, quote=True)}"></iframe>'
         )
         search = dataclasses.replace(search, queries=())  # the chip shows them
     notes = search_notes(search, "html")
@@ -266,14 +335,16 @@ def fragment(
     raw_text: bool = False,
     lang: str | None = None,
     remote_images: bool = False,
+    highlight: bool = True,
 ) -> str:
     """The highlighted answer and its source list, to embed in a page of your own.
 
     ``lang`` is the answer's language tag (``None``: from its script, see
     :func:`answer_language`); ``remote_images=True`` shows the Markdown's images as
-    ``<img>`` (which loads them) instead of links.
+    ``<img>`` (which loads them) instead of links; ``highlight=False`` leaves the cited
+    text unmarked (the markers stay).
     """
-    answer = _answer(text, citations, id_prefix, raw_text, lang, remote_images)
+    answer = _answer(text, citations, id_prefix, raw_text, lang, remote_images, highlight)
     sources = source_list(text, citations, "html", uncited=uncited, id_prefix=id_prefix)
     listing = sources or '<p class="gp-none">No sources.</p>'
     extra = suggestions(search)
@@ -289,6 +360,7 @@ def page(
     search: SearchInfo | None = None,
     raw_text: bool = False,
     lang: str | None = None,
+    highlight: bool = True,
 ) -> str:
     """A whole HTML document: the answer with cited spans highlighted, numbered
     superscript links to the source list (their titles on hover), and the list itself,
@@ -298,10 +370,11 @@ def page(
     The answer's Markdown is rendered (with markdown-it-py installed) unless
     ``raw_text``; its images are links (the page's policy loads no image anyway).
     ``lang`` is the answer's language tag (``None``: from its script, see
-    :func:`answer_language`). The citations' offsets must fit ``text`` (as
-    ``citations.read`` gives them).
+    :func:`answer_language`). ``highlight=False`` leaves the cited text unmarked (an
+    answer that is nearly all cited reads better so); the markers stay. The citations'
+    offsets must fit ``text`` (as ``citations.read`` gives them).
     """
-    answer = _answer(text, citations, "gp-source-", raw_text, lang, False)
+    answer = _answer(text, citations, "gp-source-", raw_text, lang, False, highlight)
     sources = source_list(text, citations, "html", uncited=uncited)
     numbered = number_sources(text, citations, uncited=uncited)
     n_sources = len({s.key for c in citations for s in c.sources})  # numbered first
@@ -346,8 +419,7 @@ def page(
 <h2 id="gp-sources-heading">Sources</h2>
 {listing}
 </section>
-<footer>Highlighted text is cited, and its source numbers follow it; hover a number \
-to see its source. Darker highlights have several sources.</footer>
+<footer>{_FOOTER if highlight else _FOOTER_PLAIN}</footer>
 </main>
 </body>
 </html>

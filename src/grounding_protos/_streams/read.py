@@ -9,15 +9,18 @@ metadata; the merger only decides which chunk's metadata the merged response kee
 
 from __future__ import annotations
 
+import codecs
 import itertools
+import os
 from bisect import bisect_left, bisect_right
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import IO, Any, cast
 
 from google.protobuf.message import Message
 
 from grounding_protos._citations.read import read  # noqa: F401 (the docstrings' :func:`read`)
+from grounding_protos._citations.validate import validate
 from grounding_protos._core.access import get
 from grounding_protos._core.model import Citation, Grounded, Problem, SpanPolicy
 from grounding_protos._exceptions import (
@@ -65,6 +68,9 @@ def _is_response(obj: object) -> bool:
 
 def stream_items(stream: object) -> Iterator[Item]:
     """The numbered chunks of any stream input (see ``read_stream``)."""
+    if isinstance(stream, os.PathLike):  # a recording's path: its bytes
+        with open(stream, "rb") as recording:
+            stream = recording.read()
     if isinstance(stream, (bytes, bytearray, memoryview)) and aws.is_eventstream(
         bytes(stream[: aws.PRELUDE])
     ):  # a raw AWS event stream body (Bedrock)
@@ -235,7 +241,8 @@ def read_stream(
     ``GenerateContentResponse`` objects, official client objects, the JSON text of
     one chunk or one SSE event each, or the lines of an SSE stream), or a whole
     recorded stream as ``str``,
-    ``bytes`` or a file: SSE (``data: {...}`` events) or a JSON array of responses.
+    ``bytes``, a file or a file's path (``pathlib.Path``): SSE (``data: {...}`` events)
+    or a JSON array of responses.
     ``candidate`` is a candidate's ``index``; the options are those of :func:`read`
     (``unit`` too: what the offsets count, for the shape's default).
     The chunks are merged (``docs/streams.md``) and the merged response is read. The
@@ -267,7 +274,11 @@ def read_stream(
             JSON, another API's chunk), naming the event's number; or no event at all.
         UnsupportedInputError, OffsetError, CitationError: as :func:`read`.
     """
-    options = _options(candidate, text, snap, clamp, errors, unit)
+    return _read_stream(stream, _options(candidate, text, snap, clamp, errors, unit))
+
+
+def _read_stream(stream: object, options: ReadOptions) -> Grounded:
+    """:func:`read_stream` with its options checked."""
     if type(stream) is list and stream and type(stream[0]) is dict:
         family = event_merger(stream[0])
         if family is not None:  # a list of an OpenAI-family stream's events, numbered here
@@ -427,6 +438,56 @@ def read_turns(
     return turns
 
 
+@dataclass(frozen=True)
+class _Merged(ReadOptions):
+    """Options that keep each response they are asked to read, unread: the merged
+    response of a stream, for :func:`validate_stream`."""
+
+    kept: list[object] = field(default_factory=list)
+
+    def read(self, obj: object, *, text: bool = True) -> Grounded:
+        self.kept.append(obj)
+        return Grounded(None, [])
+
+
+def validate_stream(
+    stream: object,
+    *,
+    text: str | bytes | None = None,
+    candidate: int = 0,
+    unit: Unit | None = None,
+) -> list[Problem]:
+    """Every problem of a streamed response: what merging the stream found (an
+    interrupted or cut stream, merged duplicates), then what :func:`validate` finds in
+    the response the stream merges into; an empty list when there is none. What
+    ``grounding-protos validate`` lists for a stream.
+
+    ``stream`` is what :func:`read_stream` takes; the options are :func:`validate`'s.
+
+    >>> sse = (
+    ...     'data: {"candidates": [{"content": {"parts": [{"text": "Köln"}]}}]}\\n\\n'
+    ...     'data: {"candidates": [{"content": {"parts": [{"text": " 🌉."}]},'
+    ...     ' "groundingMetadata": {"groundingChunks": [{"web": {"uri": "https://k.example"}}],'
+    ...     ' "groundingSupports": [{"segment": {"endIndex": 99},'
+    ...     ' "groundingChunkIndices": [0]}]}}]}\\n\\n'
+    ... )
+    >>> [p.code for p in validate_stream(sse)]
+    ['stream-incomplete', 'offset-out-of-range']
+
+    Raises:
+        StreamError: as :func:`read_stream` (a chunk that is not a response, no event).
+        UnsupportedInputError: the merged response has no supported shape.
+    """
+    merged = _Merged(candidate, text, None, False, "repair", unit)
+    if unit is not None and unit not in ("byte", "char", "utf16"):
+        raise ArgumentValueError(f"unit must be 'byte', 'char' or 'utf16', not {unit!r}")
+    stream_problems = _read_stream(stream, merged).problems
+    if not merged.kept:
+        raise StreamError("the stream holds no response: 0 events")
+    found = validate(merged.kept[-1], text=text, candidate=candidate, unit=unit)
+    return [*stream_problems, *found]
+
+
 async def aread_stream(
     stream: AsyncIterable[object] | Iterable[object],
     *,
@@ -489,6 +550,87 @@ class Update:
     finished: bool
 
 
+class _SSEPieces:
+    """SSE text fed to a :class:`StreamReader` piece by piece, as its events.
+
+    The pieces are either lines as ``iter_lines`` gives them (no line end; a blank
+    line is an empty piece) or raw text cut anywhere (``iter_content``, a socket's
+    reads: in the middle of a line, of a character, of a UTF-8 sequence). Raw text
+    has line ends and lines never do, so pieces are held until one says which: a piece
+    with a line end (raw text), or an empty one (lines).
+    """
+
+    def __init__(self) -> None:
+        self.parser = SSEParser()
+        self.raw: bool | None = None
+        self.held: list[str | bytes] = []
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.partial = ""  # raw text after its last line end
+        self.between = True  # the text so far ends between two events
+
+    def feed(self, piece: object) -> list[Item]:
+        if isinstance(piece, bytearray):
+            piece = bytes(piece)
+        if not isinstance(piece, (str, bytes)):
+            raise StreamError(f"expected more SSE text after SSE text, got {type(piece).__name__}")
+        if self.raw is None:
+            ends = b"\n" in piece or b"\r" in piece if isinstance(piece, bytes) else (
+                "\n" in piece or "\r" in piece)  # fmt: skip
+            if not ends and piece:
+                self.held.append(piece)
+                self.between = False
+                return []
+            self.raw = ends
+            held, self.held = self.held, []
+            out: list[Item] = []
+            for earlier in held:
+                out += self._piece(earlier)
+            return out + self._piece(piece)
+        return self._piece(piece)
+
+    def _piece(self, piece: str | bytes) -> list[Item]:
+        if not self.raw:
+            self.between = not piece
+            return self.parser.feed(text_line(piece))
+        if isinstance(piece, bytes):
+            try:
+                piece = self.decoder.decode(piece)
+            except UnicodeDecodeError as exc:
+                raise StreamError(f"the SSE text is not UTF-8: {exc.reason}") from exc
+        text = self.partial + piece
+        self.between = text.endswith(("\n\n", "\r\r", "\r\n\r\n"))
+        cut = max(text.rfind("\n"), text.rfind("\r")) + 1
+        self.partial = text[cut:]
+        return self.parser.feed(text[:cut]) if cut else []
+
+    def close(self) -> list[Item]:
+        """The events left at the end: the last line without its line end, the last
+        event without its blank line (or what cut it short)."""
+        out: list[Item] = []
+        if self.raw is None:
+            self.raw = False
+            for piece in self.held:
+                out += self._piece(piece)
+        elif self.raw:
+            try:
+                self.partial += self.decoder.decode(b"", final=True)
+            except UnicodeDecodeError as exc:
+                raise StreamError(f"the SSE text ends inside a character: {exc.reason}") from exc
+            if self.partial:
+                out += self.parser.feed(self.partial)
+        return out + self.parser.close()
+
+
+def _is_sse_text(chunk: object) -> bool:
+    """A first chunk of SSE text (a line, or a piece of raw text), not the JSON of one
+    response."""
+    if isinstance(chunk, (bytes, bytearray)):
+        if aws.is_eventstream(bytes(chunk[: aws.PRELUDE])):
+            return False
+        chunk = bytes(chunk[:64]).decode("utf-8", "replace")
+    return isinstance(chunk, str) and detect(chunk) not in ("json", "json-array")
+
+
 class StreamReader:
     """Read a stream chunk by chunk, for applications that show text as it arrives.
 
@@ -499,6 +641,10 @@ class StreamReader:
     are placed when the candidate finishes, since their offsets may point at text that
     has not arrived yet. :meth:`grounded` is the result so far, :meth:`finish` the
     result at the end of the stream (the same as ``read_stream``).
+
+    SSE text is taken in pieces of any size: the lines of an SSE stream (as
+    ``iter_lines`` gives them) or raw text cut anywhere; an update then brings what the
+    events that the piece completed brought (nothing, when it completed none).
 
     The options are :func:`read_stream`'s (with ``unit`` other than ``"byte"``,
     ``citationMetadata`` citations come with the chunk where the candidate finishes).
@@ -542,6 +688,8 @@ class StreamReader:
         self._events: EventMerger | None = None  # an OpenAI-family stream's merger
         self._reported: set[str] = set()
         self._done = False
+        self._sse: _SSEPieces | None = None  # SSE text fed in pieces
+        self._cut: list[Problem] = []  # an SSE event cut short at the end
 
     @property
     def events(self) -> int:
@@ -611,13 +759,38 @@ class StreamReader:
         return self._options.read_merged(merged, problems)
 
     def feed(self, chunk: object) -> Update:
-        """Merge one chunk; return what it brought.
+        """Merge one chunk (or a piece of SSE text); return what it brought.
 
         Raises:
             StreamError: the chunk is not a response (see ``read_stream``).
         """
         if self._done:
             raise StreamError("feed() after finish(): the stream is over")
+        if self._sse is None and self.events == 0 and _is_sse_text(chunk):
+            self._sse = _SSEPieces()
+        if self._sse is not None and not (self._sse.between and not _is_sse_text(chunk)):
+            return self._feed_items(self._sse.feed(chunk))
+        return self._feed_chunk(chunk)  # a chunk (also between SSE events: JSON text, a dict)
+
+    def _feed_items(self, items: list[Item]) -> Update:
+        """What the events of some SSE text brought, as one update."""
+        text: list[str] = []
+        texts: dict[int, str] = {}
+        citations: list[Citation] = []
+        finished = False
+        for item in items:
+            if isinstance(item, Truncated):
+                self._cut.append(Problem("stream-truncated", item.message, ""))
+                continue
+            update = self._feed_chunk(item[1])
+            text.append(update.text)
+            for index, piece in update.texts.items():
+                texts[index] = texts.get(index, "") + piece
+            citations += update.citations
+            finished = finished or update.finished
+        return Update(self.events, "".join(text), citations, texts, finished)
+
+    def _feed_chunk(self, chunk: object) -> Update:
         if self._events is None and self._merger.events == 0:
             self._events = event_merger(chunk)
             if hasattr(self._events, "track"):  # place citations as they become placeable
@@ -655,10 +828,16 @@ class StreamReader:
     def finish(self) -> Grounded:
         """The result at the end of the stream: :meth:`grounded`, plus a
         ``stream-incomplete`` problem when the candidate never finished."""
+        if self._sse is not None and not self._done:
+            self._feed_items(self._sse.close())
         self._done = True
         if self._events is not None:
-            return self._read_events(final=True)
-        return read_gemini(self._merger, self._options, final=True)
+            grounded = self._read_events(final=True)
+        else:
+            grounded = read_gemini(self._merger, self._options, final=True)
+        if self._cut:
+            grounded = replace(grounded, problems=[*self._cut, *grounded.problems])
+        return grounded
 
     def _place(self, state: Candidate, j: int) -> Citation | None:
         """Citation ``j`` placed by reading only the fragments it spans."""
@@ -704,4 +883,12 @@ class StreamReader:
         )
 
 
-public("grounding_protos.citations", read_stream, aread_stream, Update, StreamReader, read_turns)
+public(
+    "grounding_protos.citations",
+    read_stream,
+    aread_stream,
+    Update,
+    StreamReader,
+    read_turns,
+    validate_stream,
+)

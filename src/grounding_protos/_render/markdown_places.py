@@ -1,0 +1,367 @@
+"""Where the markers of Markdown output go, so that they never change its code or URLs.
+
+``render(style="markdown")`` writes the answer's own Markdown with ``[1]`` (or
+``[^1]``) inserted. A marker inserted at a span's end as it is would rewrite what the
+Markdown means wherever that end falls inside a construct: ``get(pl[1]ace_id)`` in a
+code span is other code, ``https://maps[2].example`` in a link destination another URL.
+So the Markdown is parsed with the HTML view's parser (markdown-it-py, CommonMark plus
+GFM tables and strikethrough, the same token alignment as ``markdown_html``), and a
+marker whose place is inside one of these goes right after it:
+
+- inline code, a link (its text or its destination; a reference link too), an image,
+  an autolink (``<https://…>``), raw HTML (a tag or a comment), a bare URL (which GFM
+  renderers link: a marker right after one gets a space before it, or the link would
+  take it in), an escape or entity, an emphasis delimiter run;
+- a code block (fenced or indented) or a link reference definition: on the line after
+  it, as a paragraph of its own (a blank line after the marker when a line follows, a
+  ``"\\n"`` before it when the block ends the text without one). A fence that is never
+  closed runs to the end of the text, where nothing can follow it: its markers go on a
+  line of their own before it.
+
+A marker before a ``(`` or ``[`` gets a space after it (``[1](…)`` would be a link,
+``[1][label]`` a reference link), and one after a ``[label]`` link a space before it. Table rows
+keep their cells: a marker after a row's last ``|`` (or in the delimiter
+row) goes to the end of the cell content before it, and one before a table's first
+cell on a line of its own before the table. A marker at the start of a line (a span
+that ends with its line's newline) goes before that newline (and the blank lines
+before it), so that it never turns the next line's ``#``, ``-`` or ``|`` into text,
+nor joins two blocks on a blank line; one before a text that starts with
+other syntax than a paragraph's is a paragraph of its own.
+
+Raw HTML is read as the HTML view reads it, as text, with its tags kept whole; and as
+a viewer with raw HTML on reads it (GitHub's, say): an HTML block (a line that starts
+with a tag, running to the next blank line or to its end condition, ``-->``, ``</pre>``
+…) is one construct, and a marker inside it goes after it, as a paragraph of its own
+(a blank line before it, since a line right after such a block would continue it).
+
+Each marker moves forward or back over syntax only, never over a character the reader
+sees as text of another claim, and the text itself is never changed: removing the
+markers (with the spaces and line breaks some of them bring) gives it back exactly.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from grounding_protos._render.markdown_html import (
+    _NEWLINES,
+    _TAG_LIKE,
+    Misaligned,
+    _inline_map,
+    _Lines,
+    _link_end,
+    _Map,
+    _parser,
+    available,
+)
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
+Place = tuple[int, str, str]
+"""Where a marker goes: a position in the text, and what it needs written before and
+after it there (line breaks, for a marker after a code block)."""
+
+# A fence's closing line (container prefixes such as "> " and list indentation kept).
+_CLOSING: Final = re.compile(r"[ \t>]*(`{3,}|~{3,})[ \t]*")
+# A bare URL's reach as GFM's extended autolinks take it: up to a space or "<". Its
+# trailing punctuation (and an unbalanced ")") is not part of the link, but a marker
+# written right after it would be: such a marker gets a space before it.
+_URL_REACH: Final = re.compile(r"(?:https?://|www\.)[^\s<]*", re.IGNORECASE)
+_TRAILING: Final = "?!.,:*_~"
+
+
+def _gfm_url(reach: str) -> str:
+    """The part of a bare URL's reach that GFM links (its trailing punctuation cut)."""
+    while reach:
+        if reach[-1] in _TRAILING or (reach[-1] == ")" and reach.count(")") > reach.count("(")):
+            reach = reach[:-1]
+        else:
+            break
+    return reach
+
+
+class _Found:
+    """The constructs of one text a marker may not go into, in source positions."""
+
+    def __init__(self) -> None:
+        self.inline: list[tuple[int, int]] = []  # [start, end): the marker goes to end
+        # the first line's start, the last line's end, the position after the block,
+        # whether it is closed
+        self.blocks: list[tuple[int, int, int, bool]] = []
+        # a table's rows: (first line's start, end of its last line, its cells' spans)
+        self.tables: list[tuple[int, int, list[tuple[int, int]]]] = []
+        # bare URLs: where each starts and how far a GFM renderer would take it
+        self.reaches: list[tuple[int, int]] = []
+        # where links written "[label]" end: "[label][1]" would ask for label "1"
+        self.label_ends: set[int] = set()
+        # HTML blocks, as a viewer with raw HTML on reads them: (first line's start,
+        # last line's end, the position after the block)
+        self.html: list[tuple[int, int, int]] = []
+        self.opens_with_text = False  # the text starts with a paragraph's text
+
+
+def markdown_places(text: str, positions: Sequence[int]) -> list[Place] | None:
+    """Where each marker at ``positions`` (character positions in ``text``, ascending)
+    goes in Markdown output (see the module's docstring); ``None``, with a warning,
+    when the text's tokens cannot be matched with it (the markers then stay where the
+    spans end).
+
+    >>> markdown_places("Call `get(x)` now.", [9, 18])
+    [(13, '', ''), (18, '', '')]
+    >>> markdown_places("Code:\\n```\\nx = 1\\n```\\nMore.", [12])
+    [(20, '', '\\n\\n')]
+    """
+    if not positions:
+        return []
+    if not available():
+        return None
+    src = _NEWLINES.sub("\n", text).replace("\0", "\ufffd")
+    # the LF dropped after each CR, as indices of text: positions past one shift
+    removed = [m.start() + 1 for m in _NEWLINES.finditer(text) if m.end() - m.start() == 2]
+    shifted = [r - k for k, r in enumerate(removed)]  # where each removal is in src
+    try:
+        found = _constructs(src)
+    except Misaligned as exc:
+        warnings.warn(
+            f"could not find the Markdown constructs of this text ({exc}); its markers "
+            "stay where the spans end, also inside code or links",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return None
+    out = []
+    for pos in positions:
+        q = pos - bisect.bisect_left(removed, pos)
+        q, before, after = _place(src, found, q)
+        out.append((q + bisect.bisect_right(shifted, q), before, after))
+    return out
+
+
+def _place(src: str, found: _Found, q: int) -> Place:
+    n = len(src)
+    while q > 0 and src[q - 1] == "\n":
+        q -= 1  # never at the start of a line (or on a blank one): before the newlines
+    if q == 0 and n and not found.opens_with_text:
+        return 0, "", "\n\n"  # before a block's syntax: a paragraph of its own
+    i = bisect.bisect_right(found.html, (q, n + 1, n + 1)) - 1
+    if i >= 0 and found.html[i][0] < q <= found.html[i][1]:
+        past = found.html[i][2]
+        if past >= n:  # the block ends the text: a blank line, then the marker
+            return n, "\n" if src.endswith("\n") else "\n\n", ""
+        return past, "\n", "\n" if src[past] == "\n" else "\n\n"
+    inline = found.inline
+    i = bisect.bisect_right(inline, (q, n + 1)) - 1
+    if i >= 0 and inline[i][0] < q < inline[i][1]:
+        q = inline[i][1]
+    blocks = found.blocks
+    i = bisect.bisect_right(blocks, (q, n + 1, n + 1, True)) - 1
+    if i >= 0 and blocks[i][0] < q <= blocks[i][1]:
+        first, _, past, closed = blocks[i]
+        if not closed:
+            return first, "", "\n"
+        if past == n:
+            return past, "" if src.endswith("\n") else "\n", ""
+        return past, "", "\n" if src[past] == "\n" else "\n\n"
+    for start, end, cells in found.tables:
+        if start <= q <= end:
+            if any(a <= q <= b for a, b in cells):
+                break
+            ends = [b for _, b in cells if b <= q]
+            if ends:
+                q = max(ends)
+                break
+            return start, "", "\n\n"
+    reaches = found.reaches
+    i = bisect.bisect_left(reaches, (q, -1)) - 1
+    glued = (i >= 0 and reaches[i][0] < q <= reaches[i][1]) or q in found.label_ends
+    before = " " if glued else ""
+    # "[1](…)" would be a link, "[1][label]" a reference link: a space keeps them apart
+    after = " " if src.startswith(("(", "["), q) else ""
+    return q, before, after
+
+
+_HTML_START: Final = re.compile(r"^ {0,3}<", re.MULTILINE)
+
+
+def _html_parser() -> MarkdownIt:
+    """CommonMark with raw HTML on: what a viewer that shows raw HTML parses."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+
+
+def _constructs(src: str) -> _Found:
+    md = _parser(False)
+    env: dict[str, Any] = {}
+    tokens = md.parse(src, env)
+    lines = _Lines(src)
+    count = len(lines.starts)
+
+    def start_of(line: int) -> int:
+        return lines.starts[line] if line < count else len(src)
+
+    found = _Found()
+    found.opens_with_text = bool(
+        tokens
+        and tokens[0].type == "paragraph_open"
+        and tokens[0].map is not None
+        and tokens[0].map[0] == 0
+        and not src[:1].isspace()
+        and not src.startswith("<")  # raw HTML: an HTML block where a viewer allows it
+    )
+    covered = [False] * count
+    cells: dict[int, _Map] = {}
+    table: list[tuple[int, int]] | None = None
+    for i, tok in enumerate(tokens):
+        if tok.map is not None:
+            for line in range(tok.map[0], min(tok.map[1], count)):
+                covered[line] = True
+        if tok.type == "inline" and tok.children and tok.map is not None:
+            m = _inline_map(src, lines, tokens, i, cells)
+            _inline(md, env, tok, m, found)
+            if table is not None and tok.content:
+                table.append((m.at(0), m.at(len(tok.content) - 1) + 1))
+        elif tok.type in ("fence", "code_block") and tok.map is not None:
+            first, last = tok.map
+            closed = True
+            if tok.type == "fence":
+                close = _CLOSING.fullmatch(src, lines.starts[last - 1], lines.ends[last - 1])
+                closed = (
+                    last - 1 > first
+                    and close is not None
+                    and close.group(1)[0] == tok.markup[0]
+                    and len(close.group(1)) >= len(tok.markup)
+                )
+            found.blocks.append((start_of(first), lines.ends[last - 1], start_of(last), closed))
+        elif tok.type == "table_open" and tok.map is not None:
+            table = []
+            found.tables.append((start_of(tok.map[0]), lines.ends[tok.map[1] - 1], table))
+        elif tok.type == "table_close":
+            table = None
+    _definitions(src, lines, covered, found)
+    if _HTML_START.search(src):  # HTML blocks, as a viewer with raw HTML on sees them
+        covered = [False] * count
+        for tok in _html_parser().parse(src, {}):
+            if tok.map is None:
+                continue
+            first, last = tok.map
+            for line in range(first, min(last, count)):
+                covered[line] = True
+            if tok.type == "html_block":
+                found.html.append((start_of(first), lines.ends[last - 1], start_of(last)))
+        _definitions(src, lines, covered, found)  # those after an HTML block, too
+    found.blocks.sort()
+    found.inline.sort()
+    found.reaches.sort()
+    return found
+
+
+def _definitions(src: str, lines: _Lines, covered: list[bool], found: _Found) -> None:
+    """Link reference definitions, as blocks: the only lines of text no token covers."""
+    count = len(lines.starts)
+    line = 0
+    while line < count:
+        if covered[line] or not src[lines.starts[line] : lines.ends[line]].strip():
+            line += 1
+            continue
+        first = line
+        while line < count and not covered[line]:
+            line += 1
+        past = lines.starts[line] if line < count else len(src)
+        found.blocks.append((lines.starts[first], lines.ends[line - 1], past, True))
+
+
+def _inline(md: MarkdownIt, env: dict[str, Any], tok: Token, m: _Map, found: _Found) -> None:
+    """Add the source spans of ``tok``'s constructs to ``found``, walking its children
+    beside its content as ``markdown_html`` does (a link or image whole, from its
+    ``[`` to the end of its destination and title)."""
+    from markdown_it.rules_inline import image, link
+
+    content = tok.content
+    state: list[Any] = []
+    p = 0  # content index
+    inside_to: int | None = None  # in a link: where it ends
+    out = found.inline
+
+    def protect(first: int, last: int) -> None:
+        if last > first:
+            out.append((m.at(first), m.at(last - 1) + 1))
+
+    def skip(p: int, markup: str) -> int:
+        if not content.startswith(markup, p):
+            raise Misaligned(f"{markup!r} not at content index {p}")
+        return p + len(markup)
+
+    for child in tok.children or ():
+        t = child.type
+        if inside_to is not None:  # a link's text: the link is one construct
+            if t == "link_close":
+                p, inside_to = inside_to, None
+            continue
+        if t == "text":
+            text = child.content
+            if not content.startswith(text, p):
+                raise Misaligned(f"text {text!r} not at content index {p}")
+            tags = [t.span() for t in _TAG_LIKE.finditer(text)] if "<" in text else []
+            for a, b in tags:
+                protect(p + a, p + b)
+            for url in _URL_REACH.finditer(text):
+                if any(a < url.end() and url.start() < b for a, b in tags):
+                    continue  # inside a tag: the tag is the construct
+                first, last = p + url.start(), p + url.end()
+                protect(first, first + len(_gfm_url(url.group())))
+                found.reaches.append((m.at(first), m.at(last - 1) + 1))
+            p += len(text)
+        elif t == "text_special":
+            protect(p, skip(p, child.markup))
+            p += len(child.markup)
+        elif t in ("softbreak", "hardbreak"):
+            q = p
+            if t == "hardbreak" and content.startswith("\\\n", q):
+                q += 1
+            else:
+                while q < len(content) and content[q] == " ":
+                    q += 1
+            if q >= len(content) or content[q] != "\n":
+                raise Misaligned(f"no line break at content index {p}")
+            q += 1
+            while q < len(content) and content[q] in " \t":
+                q += 1
+            p = q
+        elif t in ("em_open", "strong_open", "s_open", "em_close", "strong_close", "s_close"):
+            end = skip(p, child.markup)
+            protect(p, end)
+            p = end
+        elif t == "code_inline":
+            ticks = child.markup
+            opened = skip(p, ticks)
+            close = re.compile(r"(?<!`)" + ticks + r"(?!`)").search(content, opened)
+            if close is None:
+                raise Misaligned(f"code span at content index {p} has no closing run")
+            protect(p, close.end())
+            p = close.end()
+        elif t == "link_open":
+            if child.markup == "autolink":
+                end = content.find(">", p) + 1
+                if end <= p:
+                    raise Misaligned("autolink without '>'")
+            else:
+                end = _link_end(md, env, child, content, p, link, state)
+                if content.endswith("]", 0, end) and not content.endswith("[]", 0, end):
+                    found.label_ends.add(m.at(end - 1) + 1)
+            protect(p, end)
+            inside_to = end
+        elif t == "image":
+            end = _link_end(md, env, child, content, p, image, state)
+            protect(p, end)
+            p = end
+        else:
+            raise Misaligned(f"unexpected inline token {t!r}")
+    if inside_to is not None or p != len(content):
+        raise Misaligned(f"inline content left over at index {p} of {len(content)}")
