@@ -265,7 +265,7 @@ def test_sources_given_to_a_custom_style(case: tuple[str, list[Citation]]) -> No
 def test_markdown_and_plain(case: tuple[str, list[Citation]]) -> None:
     text, citations = case
     brackets = render(text, citations, lambda pairs: "".join(f"[{n}]" for n, _ in pairs))
-    if not re.search(r"[`<>\[\]()&\\*_~|\n#]|https?:|www\.", text) and not text[:1].isspace():
+    if not re.search(r"[`<>\[\]()&\\*_~|\n\r#]|https?:|www\.", text) and not text[:1].isspace():
         # no Markdown syntax for a marker to move out of (tests/test_render_markdown_code.py)
         assert render(text, citations) == brackets
     assert render(text, citations, "plain") == brackets

@@ -273,7 +273,7 @@ def test_the_maps_example_as_the_issue_saw_it(capsys: pytest.CaptureFixture[str]
         # an indented block at the end
         ("Text\n\n    code = 1", "Text\n\n    code", "Text\n\n    code = 1\n[1]"),
         # an unclosed fence: before it
-        ("Vorher\n```\nnie zu", "Vorher\n```\nnie", "Vorher\n[1]\n```\nnie zu"),
+        ("Vorher\n```\nnie zu", "Vorher\n```\nnie", "Vorher\n\n[1]\n```\nnie zu"),
         # a span ending with its line's newline: before the newline
         ("Satz eins.\n# Titel", "Satz eins.\n", "Satz eins.[1]\n# Titel"),
         # after a row's last pipe, or in the delimiter row: the cell before

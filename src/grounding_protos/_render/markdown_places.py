@@ -12,6 +12,8 @@ marker whose place is inside one of these goes right after it:
   an autolink (``<https://…>``), raw HTML (a tag or a comment), a bare URL (which GFM
   renderers link: a marker right after one gets a space before it, or the link would
   take it in), an escape or entity, an emphasis delimiter run;
+- a line's block syntax (indentation, ``>``, a list item's bullet or number, a heading's
+  ``#``): before the line;
 - a code block (fenced or indented) or a link reference definition: on the line after
   it, as a paragraph of its own (a blank line after the marker when a line follows, a
   ``"\\n"`` before it when the block ends the text without one). A fence that is never
@@ -145,6 +147,10 @@ def markdown_places(text: str, positions: Sequence[int]) -> list[Place] | None:
 
 def _place(src: str, found: _Found, q: int) -> Place:
     n = len(src)
+    line = src.rfind("\n", 0, q) + 1
+    prefix = _BLOCK_PREFIX.match(src, line, q)
+    if prefix is not None and q <= prefix.end() and prefix.end() > line:
+        q = line  # inside a line's block syntax ("- ", "> ", "## "): before the line
     while q > 0 and src[q - 1] == "\n":
         q -= 1  # never at the start of a line (or on a blank one): before the newlines
     if q == 0 and n and not found.opens_with_text:
@@ -163,8 +169,9 @@ def _place(src: str, found: _Found, q: int) -> Place:
     i = bisect.bisect_right(blocks, (q, n + 1, n + 1, True)) - 1
     if i >= 0 and blocks[i][0] < q <= blocks[i][1]:
         first, _, past, closed = blocks[i]
-        if not closed:
-            return first, "", "\n"
+        if not closed:  # a paragraph of its own before it (a blank line ends a table)
+            blank = first == 0 or src[max(first - 2, 0) : first] == "\n\n"
+            return first, "" if blank else "\n", "\n"
         if past == n:
             return past, "" if src.endswith("\n") else "\n", ""
         return past, "", "\n" if src[past] == "\n" else "\n\n"
@@ -187,6 +194,11 @@ def _place(src: str, found: _Found, q: int) -> Place:
 
 
 _HTML_START: Final = re.compile(r"^ {0,3}<", re.MULTILINE)
+# A line's block syntax before its text: indentation, block quote markers, a list item's
+# bullet or number, a heading's hashes (a marker inside it would make the line text).
+_BLOCK_PREFIX: Final = re.compile(
+    r"[ \t]*(?:>[ \t]?)*(?:(?:[-+*]|\d{1,9}[.)])(?=[ \t]|$)[ \t]*|#{1,6}(?=[ \t]|$)[ \t]*)?"
+)
 
 
 def _html_parser() -> MarkdownIt:
