@@ -1,6 +1,7 @@
 """The peers side by side with this package: time and correctness, in one process.
 
-Run (with the frameworks of the ``frameworks-test`` extra installed; about 2 minutes)::
+Run (with the frameworks of the ``frameworks-test`` extra installed; a few minutes of
+CPU, most of it in the peers' streams)::
 
     PYTHONPATH=src LITELLM_LOCAL_MODEL_COST_MAP=True python benchmarks/peers.py
 
@@ -11,9 +12,10 @@ mapping of a provider response into a ``ModelResponse`` with its ``TextPart.cita
 LangChain (langchain-google-genai, -openai and -anthropic turning the provider response
 into an ``AIMessage``; its citations read from the v1 ``content_blocks``) and LiteLLM
 (its Gemini, Responses-to-chat and Anthropic transformations, and their stream chunk
-parsers with ``stream_chunk_builder``). Ours is :func:`grounding_protos.citations.read`
-of the response (a dict) and :func:`~grounding_protos.citations.read_stream` of a
-stream's SSE lines.
+parsers with ``stream_chunk_builder``); pydantic-ai's streams run through the
+``StreamedResponse`` its Google and OpenAI Responses models make. Ours is
+:func:`grounding_protos.citations.read` of the response (a dict) and
+:func:`~grounding_protos.citations.read_stream` of a stream's SSE lines.
 
 Every answer has multi-script text (German, Japanese, Arabic, emoji) before every span,
 so UTF-8 bytes, UTF-16 units and characters all differ there. Each peer starts from
@@ -24,7 +26,9 @@ SSE lines (what ``httpx.Response.iter_lines()`` gives). All of that is timed.
 
 Time: CPU time (``time.process_time``, GC off while timing) of one conversion, peers
 and ours interleaved in each round; per run, each one's best round; the ratio printed
-is peer ÷ ours, the median over ``RUNS`` runs (their range beside it).
+is peer ÷ ours, the median over ``RUNS`` runs (their range beside it). Where a peer
+takes its SDK's objects, also "from parsed input": its conversion of those objects
+built beforehand, against ours of the dict (of a stream: of its events as dicts).
 
 Correctness: the spans each reader gives, as (start, end, url) in characters of the
 answer, against an oracle computed here from the raw input (Gemini's UTF-8 byte offsets
@@ -830,10 +834,10 @@ def main(
             table[case.name][name] = text
             print(f"  {name:<12} {line}")
     print()
-    print("| case | " + " | ".join(PEERS.values()) + " |")
-    print("|:--|" + ":--|" * len(PEERS))
+    print("| case | ours | " + " | ".join(PEERS.values()) + " |")
+    print("|:--|:--|" + ":--|" * len(PEERS))
     for name, row in table.items():
-        print(f"| {name} (ours: {row['ours']}) | " + " | ".join(row[p] for p in PEERS) + " |")
+        print(f"| {name} | {row['ours']} | " + " | ".join(row[p] for p in PEERS) + " |")
     return table
 
 

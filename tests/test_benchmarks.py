@@ -209,7 +209,7 @@ def test_peers_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
     peers = script("peers")
     table = peers.main(supports=(6,), chunks=30, stream_citations=4, rounds=1, runs=1)
     out = capsys.readouterr().out
-    assert len(table) == 5 and "| case | pydantic-ai |" in out
+    assert len(table) == 5 and "| case | ours | pydantic-ai |" in out
     for name, row in table.items():
         n = 4 if "stream" in name else 6
         assert row["ours"] == f"right {n}/{n}", name
