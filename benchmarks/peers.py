@@ -91,7 +91,8 @@ class Case:
 
 
 def verdict(oracle: list[list[Span]], got: list[Span]) -> str:
-    """``right n/n``, or ``wrong k/n`` (k citations of n not given as the oracle has them)."""
+    """``right n/n``; ``wrong k/n``: k citations of n not given as the oracle has them (or
+    spans given that are not in the input); ``lost n/n``: no citation given at all."""
     given = set(got)
     wanted = {span for spans in oracle for span in spans}
     missed = sum(1 for spans in oracle if not set(spans) <= given)
@@ -784,10 +785,18 @@ def cases(supports: tuple[int, ...], chunks: int, stream_citations: int) -> Iter
 
 
 def judge(case: Case) -> dict[str, str]:
-    """Each reader's verdict on the case (its first call: a warm-up of the timing too)."""
-    readers = {"ours": case.ours} | case.peers
-    return {n: r if isinstance(r, str) else verdict(case.oracle, r.spans(r.convert()))
-            for n, r in readers.items()}  # fmt: skip
+    """Each reader's verdict on the case (its first calls: a warm-up of the timing too);
+    a conversion from parsed input must give the same spans as from the raw one."""
+    out = {}
+    for name, reader in ({"ours": case.ours} | case.peers).items():
+        if isinstance(reader, str):
+            out[name] = reader
+            continue
+        spans = reader.spans(reader.convert())
+        if reader.given is not None:
+            assert sorted(reader.spans(reader.given())) == sorted(spans), name  # the same job
+        out[name] = verdict(case.oracle, spans)
+    return out
 
 
 def cell(name: str, judged: str, times: dict[str, list[float]]) -> tuple[str, str]:
