@@ -136,7 +136,9 @@ def ratio(times: dict[str, list[float]], name: str) -> tuple[float, float, float
 
 
 def shown(r: float) -> str:
-    """``2.2x slower`` / ``1.5x faster`` (peer against ours)."""
+    """``2.2x slower`` / ``1.5x faster`` / ``as fast`` (peer against ours, within 5 %)."""
+    if 1 / 1.05 < r < 1.05:
+        return "as fast"
     return f"{r:.1f}x slower" if r >= 1 else f"{1 / r:.1f}x faster"
 
 
