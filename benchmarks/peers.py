@@ -48,7 +48,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -325,9 +325,7 @@ def _lc_gemini(raw: Json) -> Peer:
     from langchain_google_genai import chat_models
 
     def given(response: Any) -> object:
-        message = chat_models._response_to_result(response).generations[0].message
-        message.content_blocks  # noqa: B018  (translated on access: timed)
-        return message
+        return _blocks(chat_models._response_to_result(response))
 
     sdk = types.GenerateContentResponse.model_validate(raw)
     return Peer(lambda: given(types.GenerateContentResponse.model_validate(raw)), lc_spans,
@@ -357,6 +355,45 @@ def _try(build: Callable[[], Peer]) -> Peer | str:
         return build()
     except ImportError as e:
         return f"not installed ({e.name})"
+
+
+def _blocks(result: Any) -> Any:
+    """The ``AIMessage`` of a LangChain ``ChatResult``, its v1 content blocks translated
+    (on access, so timed)."""
+    message = result.generations[0].message
+    message.content_blocks  # noqa: B018
+    return message
+
+
+def _lc_merged(chunks: Iterator[Any]) -> Any:
+    """An integration's stream chunks and langchain-core's closing chunk, merged as
+    ``invoke`` merges a stream (``generate_from_stream``)."""
+    from langchain_core.language_models.chat_models import generate_from_stream
+    from langchain_core.messages import AIMessageChunk
+    from langchain_core.outputs import ChatGenerationChunk
+
+    last = ChatGenerationChunk(message=AIMessageChunk(content="", chunk_position="last"))
+    return _blocks(generate_from_stream(itertools.chain(chunks, [last])))
+
+
+def _pai_streamed(make: Callable[[Any], Any]) -> Callable[[Iterable[Any]], object]:
+    """Runs a pydantic-ai ``StreamedResponse`` (``make`` of its source of SDK objects) to
+    the end over some items: its ``ModelResponse``. One event loop, as in an application."""
+    from pydantic_ai import _utils
+
+    loop = asyncio.new_event_loop()
+
+    async def run(items: Iterable[Any]) -> object:
+        async def source() -> Any:
+            for item in items:
+                yield item
+
+        streamed = make(_utils.PeekableAsyncStream(source()))
+        async for _ in streamed:
+            pass
+        return streamed.get()
+
+    return lambda items: loop.run_until_complete(run(items))
 
 
 # --- OpenAI Responses API ---------------------------------------------------------------------
@@ -414,10 +451,7 @@ def _lc_openai(raw: Json) -> Peer:
     from openai.types.responses import Response
 
     def given(response: Any) -> object:
-        result = base._construct_lc_result_from_responses_api(response)
-        message = result.generations[0].message
-        message.content_blocks  # noqa: B018  (translated on access: timed)
-        return message
+        return _blocks(base._construct_lc_result_from_responses_api(response))
 
     sdk = Response.construct(**raw)
     return Peer(lambda: given(Response.construct(**raw)), lc_spans, lambda: given(sdk))
@@ -495,9 +529,7 @@ def _lc_anthropic(raw: Json) -> Peer:
     llm = ChatAnthropic(model_name="claude-sonnet-4-5", api_key="offline")  # type: ignore[call-arg,arg-type]
 
     def given(response: Any) -> object:
-        message = llm._format_output(response).generations[0].message
-        message.content_blocks  # noqa: B018  (translated on access: timed)
-        return message
+        return _blocks(llm._format_output(response))
 
     sdk = Message.construct(**raw)
     return Peer(lambda: given(Message.construct(**raw)), lc_spans, lambda: given(sdk))
@@ -556,14 +588,10 @@ def _data(lines: list[str]) -> Iterator[Json]:
 
 def _lc_gemini_stream(lines: list[str]) -> Peer:
     from google.genai import types
-    from langchain_core.language_models.chat_models import generate_from_stream
-    from langchain_core.messages import AIMessageChunk
     from langchain_core.messages.ai import add_usage
-    from langchain_core.outputs import ChatGenerationChunk
     from langchain_google_genai import chat_models
 
-    def chunks(responses: Iterator[Any]) -> Iterator[ChatGenerationChunk]:
-        # as ChatGoogleGenerativeAI._stream, then langchain-core's closing chunk
+    def chunks(responses: Iterable[Any]) -> Iterator[Any]:  # as ChatGoogleGenerativeAI._stream
         usage = None
         indexer = chat_models._StreamBlockIndexer()
         for response in responses:
@@ -572,18 +600,12 @@ def _lc_gemini_stream(lines: list[str]) -> Peer:
             indexer.assign(gen.message)
             usage = (gen.message.usage_metadata if usage is None
                      else add_usage(usage, gen.message.usage_metadata))  # fmt: skip
-            yield gen  # type: ignore[misc]
-        yield ChatGenerationChunk(message=AIMessageChunk(content="", chunk_position="last"))
-
-    def given(responses: Iterator[Any]) -> object:
-        message = generate_from_stream(chunks(responses)).generations[0].message
-        message.content_blocks  # noqa: B018  (translated on access: timed)
-        return message
+            yield gen
 
     parse = types.GenerateContentResponse.model_validate
     sdk = [parse(d) for d in _data(lines)]
-    return Peer(lambda: given(parse(d) for d in _data(lines)), lc_spans,
-                lambda: given(iter(sdk)))  # fmt: skip
+    return Peer(lambda: _lc_merged(chunks(parse(d) for d in _data(lines))), lc_spans,
+                lambda: _lc_merged(chunks(sdk)))  # fmt: skip
 
 
 def _litellm_stream(iterator: Any) -> object:
@@ -607,30 +629,17 @@ def _litellm_gemini_stream(lines: list[str]) -> Peer:
 
 def _pai_gemini_stream(lines: list[str]) -> Peer:
     from google.genai import types
-    from pydantic_ai import _utils
     from pydantic_ai.models import ModelRequestParameters
     from pydantic_ai.models.google import GeminiStreamedResponse
 
-    async def run(responses: list[Any]) -> object:
-        async def source() -> Any:
-            for response in responses:
-                yield response
-
-        streamed = GeminiStreamedResponse(
-            model_request_parameters=ModelRequestParameters(),
-            _model_name="gemini-2.5-flash", _response=_utils.PeekableAsyncStream(source()),
-            _provider_name="google-gla", _model_id_namespace="google-gla",
-            _provider_url="https://generativelanguage.googleapis.com/",
-        )  # fmt: skip
-        async for _ in streamed:
-            pass
-        return streamed.get()
-
+    run = _pai_streamed(lambda source: GeminiStreamedResponse(
+        model_request_parameters=ModelRequestParameters(), _model_name="gemini-2.5-flash",
+        _response=source, _provider_name="google-gla", _model_id_namespace="google-gla",
+        _provider_url="https://generativelanguage.googleapis.com/",
+    ))  # fmt: skip
     parse = types.GenerateContentResponse.model_validate
     sdk = [parse(d) for d in _data(lines)]
-    loop = asyncio.new_event_loop()  # one loop, as in an application
-    return Peer(lambda: loop.run_until_complete(run([parse(d) for d in _data(lines)])),
-                pai_spans, lambda: loop.run_until_complete(run(sdk)))  # fmt: skip
+    return Peer(lambda: run(parse(d) for d in _data(lines)), pai_spans, lambda: run(sdk))
 
 
 def openai_stream_events(a: Answer, deltas: int) -> list[Json]:
@@ -698,13 +707,9 @@ def _openai_events(lines: list[str]) -> Iterator[Any]:
 
 
 def _lc_openai_stream(lines: list[str]) -> Peer:
-    from langchain_core.language_models.chat_models import generate_from_stream
-    from langchain_core.messages import AIMessageChunk
-    from langchain_core.outputs import ChatGenerationChunk
     from langchain_openai.chat_models import base
 
-    def chunks(events: Iterator[Any]) -> Iterator[ChatGenerationChunk]:
-        # as ChatOpenAI._stream_responses, then langchain-core's closing chunk
+    def chunks(events: Iterable[Any]) -> Iterator[Any]:  # as ChatOpenAI._stream_responses
         index = output_index = sub_index = -1
         item_output_indices: dict[str, int] = {}
         arguments: dict[str, str] = {}
@@ -717,15 +722,10 @@ def _lc_openai_stream(lines: list[str]) -> Peer:
             )  # fmt: skip
             if gen:
                 yield gen
-        yield ChatGenerationChunk(message=AIMessageChunk(content="", chunk_position="last"))
-
-    def given(events: Iterator[Any]) -> object:
-        message = generate_from_stream(chunks(events)).generations[0].message
-        message.content_blocks  # noqa: B018  (translated on access: timed)
-        return message
 
     sdk = list(_openai_events(lines))
-    return Peer(lambda: given(_openai_events(lines)), lc_spans, lambda: given(iter(sdk)))
+    return Peer(lambda: _lc_merged(chunks(_openai_events(lines))), lc_spans,
+                lambda: _lc_merged(chunks(sdk)))  # fmt: skip
 
 
 def _litellm_openai_stream(lines: list[str]) -> Peer:
@@ -739,33 +739,20 @@ def _litellm_openai_stream(lines: list[str]) -> Peer:
 
 
 def _pai_openai_stream(lines: list[str]) -> Peer:
-    from pydantic_ai import _utils
     from pydantic_ai.models import ModelRequestParameters
     from pydantic_ai.models.openai import OpenAIResponsesModel, OpenAIResponsesStreamedResponse
     from pydantic_ai.providers.openai import OpenAIProvider
 
     model = OpenAIResponsesModel("gpt-5", provider=OpenAIProvider(api_key="offline"))
-
-    async def run(events: Iterator[Any]) -> object:
-        async def source() -> Any:
-            for event in events:
-                yield event
-
-        streamed = OpenAIResponsesStreamedResponse(
-            model_request_parameters=ModelRequestParameters(), _model_name="gpt-5",
-            _model_settings={}, _response=_utils.PeekableAsyncStream(source()),
-            _provider_name="openai", _model_id_namespace="openai",
-            _provider_url="https://api.openai.com/v1", _tool_call_ids_are_response_scoped=False,
-            _process_provider_details=model._process_provider_details,
-        )  # fmt: skip
-        async for _ in streamed:
-            pass
-        return streamed.get()
-
+    run = _pai_streamed(lambda source: OpenAIResponsesStreamedResponse(
+        model_request_parameters=ModelRequestParameters(), _model_name="gpt-5",
+        _model_settings={}, _response=source, _provider_name="openai",
+        _model_id_namespace="openai", _provider_url="https://api.openai.com/v1",
+        _tool_call_ids_are_response_scoped=False,
+        _process_provider_details=model._process_provider_details,
+    ))  # fmt: skip
     sdk = list(_openai_events(lines))
-    loop = asyncio.new_event_loop()  # one loop, as in an application
-    return Peer(lambda: loop.run_until_complete(run(_openai_events(lines))), pai_spans,
-                lambda: loop.run_until_complete(run(iter(sdk))))  # fmt: skip
+    return Peer(lambda: run(_openai_events(lines)), pai_spans, lambda: run(sdk))
 
 
 # --- The table ----------------------------------------------------------------------------------
