@@ -8,6 +8,7 @@ against json_format here. Nothing is timed for a verdict: the benchmarks print r
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -193,3 +194,53 @@ def test_markers_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> Non
     markers.main(count=20, repeat=1)  # checks the code's markers are not read
     out = capsys.readouterr().out
     assert "code scan: " in out and "markdown-it-py's import" in out
+
+
+PEER_MODULES = ("pydantic_ai", "langchain_google_genai", "langchain_openai",
+                "langchain_anthropic", "litellm")  # fmt: skip
+
+
+def test_peers_verdict_counts_citations_against_the_oracle() -> None:
+    peers = script("peers")
+    oracle = [[(0, 4, "u1")], [(5, 9, "u1"), (5, 9, "u2")]]
+    assert peers.verdict(oracle, [(0, 4, "u1"), (5, 9, "u2"), (5, 9, "u1")]) == "right 2/2"
+    assert peers.verdict(oracle, [(0, 4, "u1"), (5, 9, "u1")]) == "wrong 1/2"  # a source lost
+    assert peers.verdict(oracle, [(0, 5, "u1"), (6, 10, "u1"), (6, 10, "u2")]) == "wrong 2/2"
+    assert peers.verdict(oracle, []) == "lost 2/2"
+    extra = peers.verdict(oracle, [(0, 4, "u1"), (5, 9, "u1"), (5, 9, "u2"), (1, 2, "u3")])
+    assert extra == "wrong 0/2 (+1 spans not in the input)"
+
+
+def test_peers_inputs_have_multi_byte_text_before_every_span() -> None:
+    peers = script("peers")
+    a = peers.answer(30, seed=3)
+    spans = peers.byte_spans(a)
+    data = a.text.encode()
+    for (s, e), (b0, b1), oracle in zip(a.claims, spans, peers.byte_oracle(a, spans), strict=True):
+        before = a.text[:s]
+        assert len(before.encode()) > len(before) and b0 > s  # bytes and characters differ
+        assert data[b0:b1].decode() == a.text[s:e] and oracle[0][:2] == (s, e)
+    linked = peers.answer(5, seed=3, link=True)
+    assert all(linked.text[s:e].startswith("([quelle-") for s, e in linked.claims)
+
+
+def test_peers_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every case with every peer at a tiny size: this package right on each, a ratio or
+    a "—" with its reason in every cell (the peers' own verdicts are what they are)."""
+    for module in PEER_MODULES:
+        pytest.importorskip(
+            module, reason="frameworks-test extra (LangChain, LiteLLM, pydantic-ai)"
+        )
+    peers = script("peers")
+    table = peers.main(supports=(6,), chunks=30, stream_citations=4, rounds=1, runs=1)
+    out = capsys.readouterr().out
+    assert len(table) == 5 and "| case | ours | pydantic-ai |" in out
+    for name, row in table.items():
+        n = 4 if "stream" in name else 6
+        assert row["ours"] == f"right {n}/{n}", name
+        for peer in peers.PEERS:
+            cell = row[peer]
+            assert cell == "—" or re.match(r"(\d+\.\dx slower|\d+\.\dx faster|as fast), ", cell)
+            assert cell == "—" or re.search(rf"(right|wrong|lost) \d+/{n}", cell), (name, peer)
+    anthropic = next(row for name, row in table.items() if name.startswith("Anthropic"))
+    assert anthropic["LiteLLM"] == "—" and "— (no spans" in out  # the reason is printed
