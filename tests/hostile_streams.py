@@ -16,9 +16,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests import bedrock_cases as bc
 from tests import google_cases as gc
+from tests import marker_cases as mc
 from tests import openai_streams as oa
 from tests import stream_vendor_cases as sv
+from tests import wild_cases as wc
 from tests.test_google_answer_stream import _chunks as answer_chunks
 
 DATA = Path(__file__).resolve().parent / "data" / "framework_streams.json"
@@ -62,6 +65,21 @@ def _grounded_generation() -> list[Any]:
     return [{"candidates": [first]}, {"candidates": [second]}]
 
 
+def _mistral_chat() -> list[Any]:
+    """A Mistral chat stream whose content comes as strings and as lists of chunks."""
+    chunks, _, _ = wc.mistral_chunks()
+    return wc.mistral_chat_events(wc.mistral_chat(chunks))
+
+
+def _mistral_conversation() -> list[Any]:
+    """A Mistral Conversations stream: a web search, then the answer's chunks."""
+    chunks, _, _ = wc.conversation_chunks()
+    return wc.conversation_events(wc.conversation(chunks))
+
+
+AZURE = "Grüße aus Köln 🌉: der Dom ist hoch [{1}]. 東京は大きい。[{2}] القاهرة كبيرة [{1}][{2}]."
+
+
 STREAMS: dict[str, Callable[[], list[Any]]] = {
     "gemini": _gemini,
     "answer": lambda: answer_chunks("answer"),
@@ -79,5 +97,13 @@ STREAMS: dict[str, Callable[[], list[Any]]] = {
     "litellm": _frameworks("litellm"),
     "pydantic_ai": _frameworks("pydantic_ai"),
     "adk": _frameworks("adk"),
+    # the mergers and event kinds this release added
+    "nova": lambda: bc.converse_events(bc.nova_final()),
+    "retrieve_and_generate": lambda: bc.rag_events(bc.rag_final()),
+    "invoke_agent": lambda: bc.agent_events(bc.agent_final()),
+    "mistral_chat": _mistral_chat,
+    "mistral_conversation": _mistral_conversation,
+    "perplexity": wc.perplexity_events,
+    "azure": lambda: mc.chunks(mc.azure(mc.spelled("azure", AZURE))),
 }
 """Every vendor merger's stream, by the merger's name."""

@@ -61,7 +61,8 @@ def test_every_merger_has_a_real_shaped_stream() -> None:
     assert sorted(STREAMS) == sorted([
         "gemini", "answer", "assist", "grounded_generation", "live", "interactions",
         "responses", "chat", "assistants", "anthropic", "cohere", "bedrock", "langchain",
-        "litellm", "pydantic_ai", "adk",
+        "litellm", "pydantic_ai", "adk", "nova", "retrieve_and_generate", "invoke_agent",
+        "mistral_chat", "mistral_conversation", "perplexity", "azure",
     ])  # fmt: skip
     for name in STREAMS:
         grounded = read_stream(_stream(name))
@@ -69,7 +70,9 @@ def test_every_merger_has_a_real_shaped_stream() -> None:
 
 
 INCREMENTAL = frozenset({"gemini", "grounded_generation", "responses", "chat", "assistants",
-                         "anthropic", "cohere", "bedrock"})  # fmt: skip
+                         "anthropic", "cohere", "bedrock", "nova", "retrieve_and_generate",
+                         "invoke_agent", "mistral_chat", "mistral_conversation", "perplexity",
+                         "azure"})  # fmt: skip
 """The streams ``StreamReader`` reads event by event."""
 
 

@@ -32,7 +32,6 @@ ends before ``conversation.response.done`` gives what arrived, with a
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -96,7 +95,7 @@ class ConversationMerger(OneAnswerMerger):
                 self.response["conversation_id"] = conversation
         elif kind == "conversation.response.done":
             if event.get("usage") is not None:
-                self.response["usage"] = copy.deepcopy(event["usage"])
+                self.response["usage"] = event["usage"]  # kept as sent, never changed
             self.stopped = True
         elif kind == "function.call.delta":
             entry = self._entry(number, event, "function.call")
@@ -111,7 +110,7 @@ class ConversationMerger(OneAnswerMerger):
             entry = self._entry(number, event, _ENTRY[kind])
             for key, item in event.items():
                 if key not in ("type", "output_index", "created_at") and item is not None:
-                    entry[key] = copy.deepcopy(item)
+                    entry[key] = item  # kept as sent, never changed
         return ""
 
     def _entry(self, number: int, event: dict[str, Any], kind: str) -> dict[str, Any]:

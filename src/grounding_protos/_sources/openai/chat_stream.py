@@ -33,7 +33,6 @@ A choice without a ``finish_reason`` when the stream ends is ``stream-incomplete
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -264,7 +263,7 @@ class ChatMerger:
                 elif key == "tool_calls" and isinstance(value, list):
                     state.tools = dict(enumerate(value))
                 else:
-                    state.message[key] = copy.deepcopy(value)
+                    state.message[key] = value  # kept as sent, never changed
 
     def merged(self) -> dict[str, Any]:
         """The ``ChatCompletion`` so far."""
