@@ -90,15 +90,7 @@ def read(
         raise ArgumentValueError(f"markers must be 'keep' or 'remove', not {markers!r}")
     if snap is not None:
         check_span_snap(snap)
-    if (
-        type(obj) is dict
-        and text is None
-        and snap is None
-        and not clamp
-        and unit in (None, "byte")
-        and markers == "keep"
-        and type(candidate) is int
-    ):
+    if type(obj) is dict and _declared(text, snap, clamp, unit, markers, candidate):
         fast: Grounded | None = _fast().read_dict(obj, candidate)
         if fast is not None:
             return fast
@@ -134,6 +126,21 @@ def _fast() -> ModuleType:
 
         _FAST.append(fast)
     return _FAST[0]
+
+
+def _declared(
+    text: object, snap: object, clamp: bool, unit: object, markers: str, candidate: object
+) -> bool:
+    """Whether ``read``'s options leave the input as it is, so that its declared shape
+    may read it (the options that change text, offsets or markers take the general road)."""
+    return (
+        text is None
+        and snap is None
+        and not clamp
+        and unit in (None, "byte")
+        and markers == "keep"
+        and type(candidate) is int
+    )
 
 
 def _score(value: object) -> float | None:
@@ -213,13 +220,8 @@ def read_json(
     """
     if (
         isinstance(data, (str, bytes))
-        and text is None
         and errors in _POLICIES
-        and snap is None
-        and not clamp
-        and unit in (None, "byte")
-        and markers == "keep"
-        and type(candidate) is int
+        and _declared(text, snap, clamp, unit, markers, candidate)
     ):
         fast: Grounded | None = _fast().read_text(data, candidate)
         if fast is not None:

@@ -52,34 +52,25 @@ def read_grounded(options: Options, document: object, label: str) -> Grounded:
     )
     from grounding_protos.citations import read, read_json
 
+    given: dict[str, Any] = {
+        "text": options.text,
+        "candidate": options.candidate,
+        "errors": options.errors,
+        "snap": options.snap,
+        "clamp": options.clamp,
+        "unit": options.unit,
+        "markers": options.markers,
+    }
     grounded: Grounded | None = None
     if isinstance(document, JsonText):
         text = decode_utf8(document.data, label)  # as parse_json_document decodes it
         try:
-            grounded = read_json(
-                text,
-                text=options.text,
-                candidate=options.candidate,
-                errors=options.errors,
-                snap=options.snap,
-                clamp=options.clamp,
-                unit=options.unit,
-                markers=options.markers,
-            )
+            grounded = read_json(text, **given)
         except GroundingProtosError:  # read again below, for the failure it gives
             document = document.parse()  # fails as a file of invalid JSON does
     try:
         if grounded is None:
-            grounded = read(
-                document,
-                text=options.text,
-                candidate=options.candidate,
-                errors=options.errors,
-                snap=options.snap,
-                clamp=options.clamp,
-                unit=options.unit,
-                markers=options.markers,
-            )
+            grounded = read(document, **given)
     except UnsupportedInputError as exc:
         raise Failure(at(label, str(exc))) from exc
     except (OffsetError, CitationError, TextEncodingError) as exc:
