@@ -96,7 +96,10 @@ def seeds(streams: dict[str, list[Any]]) -> list[bytes]:
     the recorded examples in every byte mode."""
     out = []
     for events in streams.values():
-        text = json.dumps(events, ensure_ascii=False).encode()
+        try:
+            text = json.dumps(events, ensure_ascii=False).encode()
+        except TypeError:  # boto3's InvokeAgent events hold bytes: no JSON seed carries them
+            continue  # (tests/test_stream_hostile.py's property reads them as they are)
         for mode in range(4):
             out += [bytes([mode, k, e, p]) + text for k, e, p in ((0, 1, 3), (3, 2, 7))]
     for name in RECORDINGS:
