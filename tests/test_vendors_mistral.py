@@ -353,3 +353,31 @@ def test_wrong_types_in_a_chat_stream_chunk_list_are_stream_errors(
     with pytest.raises(StreamError, match=message) as info:
         read_stream(events)
     assert info.value.event == 3
+
+
+# --- The mistralai SDK's own objects --------------------------------------------------------
+
+
+def test_the_sdks_objects_read_as_their_dicts() -> None:
+    """``ChatCompletionResponse``, ``ConversationResponse`` and a stream of
+    ``CompletionChunk`` s, built by the mistralai SDK (the ``vendors`` extra) from the
+    documented shapes, read as the dicts do."""
+    models = pytest.importorskip("mistralai.client.models", reason="vendors extra (mistralai)")
+    chunks, text, expected = cases.mistral_chunks()
+    final = cases.mistral_chat(chunks)
+    sdk = models.ChatCompletionResponse.model_validate(final)
+    assert type(sdk.choices[0].message.content[1]).__name__ in ("TextChunk", "ReferenceChunk")
+    grounded = read(sdk)
+    assert grounded == read(final) and grounded.text == text
+    assert [(c.text, c.char_start) for c in grounded.citations] == [
+        (t, a) for t, a, _, _ in expected
+    ]
+    events = cases.mistral_chat_events(final)
+    streamed = read_stream([models.CompletionChunk.model_validate(e) for e in events])
+    assert streamed == read_stream(events) and streamed.text == text
+    conversation_chunks, _, urls = cases.conversation_chunks()
+    conversation = cases.conversation(conversation_chunks)
+    sdk_conversation = models.ConversationResponse.model_validate(conversation)
+    grounded = read(sdk_conversation)
+    assert grounded == read(conversation)
+    assert [[s.uri for s in c.sources] for c in grounded.citations] == [u for *_, u in urls]

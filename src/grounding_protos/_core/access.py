@@ -66,7 +66,10 @@ def get(obj: object, name: str) -> Any:
         if name in obj:
             return obj[name]
         return obj.get(camel(name))
-    return getattr(obj, name, None)
+    value = getattr(obj, name, None)
+    if value is not None and type(value).__name__ == "Unset":
+        return None  # the unset sentinel of Speakeasy-made SDKs (mistralai's UNSET)
+    return value
 
 
 _PLANS: dict[tuple[Any, str], tuple[str, bool] | None] = {}
