@@ -179,7 +179,7 @@ def test_top_folder_stays_small() -> None:
 
 # --- Inside the sources: shared helpers below the sources, the registry above them -------
 
-_SHARED = ("_sources.common", "_sources.merging", "_sources.parse")
+_SHARED = ("_sources.common", "_sources.markers", "_sources.merging", "_sources.parse")
 _SOURCE_MODULES = sorted(
     m for m in MODULES if m.startswith("_sources.") and m not in (*_SHARED, "_sources.registry")
 )

@@ -4,8 +4,8 @@ and, where it streams, its merger (events -> the source's own final response).
 
 Grouped where it helps: ``google/`` (Gemini and its Live and Interactions APIs, Discovery
 Engine), ``openai/`` (the OpenAI API and the APIs shaped like it), ``frameworks/``
-(LangChain, LiteLLM, pydantic-ai, Google ADK); ``anthropic/``, ``cohere/``, ``bedrock/``
-stand alone, and so do the sources that cite by markers in the text: ``perplexity``,
+(LangChain, LiteLLM, pydantic-ai, Google ADK); ``anthropic/``, ``cohere/``, ``bedrock/``,
+``mistral/`` stand alone, and so do the sources that cite by markers in the text: ``perplexity``,
 ``azure_on_your_data``, ``xai`` and ``openrouter``. What the sources share is here, one
 level down: ``common`` (the readers' structural helpers), ``markers`` (the marker rule,
 where the code is, cutting markers), ``merging`` (the mergers' machinery) and ``parse``
