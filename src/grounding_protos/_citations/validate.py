@@ -22,7 +22,6 @@ from google.protobuf.message import Message
 
 from grounding_protos._citations.json_check import parses
 from grounding_protos._citations.quick_check import json_clean, message_clean
-from grounding_protos._codec.codec import from_dict
 from grounding_protos._core.access import get, unwrap
 from grounding_protos._core.model import Problem
 from grounding_protos._core.raw import RawAnswer
@@ -370,6 +369,8 @@ def _targets(obj: Mapping[Any, Any], raw: RawAnswer, candidate: int) -> list[tup
 
 def _json_types(targets: list[tuple[Any, str, str]]) -> list[Problem]:
     """Values of the wrong JSON type, as json_format reports them against our schema."""
+    from grounding_protos._codec.codec import from_dict  # only when the quick proof fails
+
     problems = []
     for part, full_name, path in targets:
         if parses(message_class(full_name).DESCRIPTOR, part):
