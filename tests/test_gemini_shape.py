@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("msgspec")
 
+from grounding_protos import GroundingProtosError
 from grounding_protos._citations import fast
 from grounding_protos._sources.google.gemini import shape
 from grounding_protos._sources.registry import _BY_KEY, READERS
@@ -302,3 +303,24 @@ def test_the_readers_that_share_geminis_top_level_keys() -> None:
     assert before == {"grounded_generation_response"}
     candidate = {"content": {"parts": [{"text": "x"}]}, "groundingScore": 0.5}
     assert shape.decode(json.dumps({"candidates": [candidate]})) is None
+
+
+@pytest.mark.parametrize("depth", [200, 1_500, 100_000])
+def test_json_nested_past_msgspecs_depth_is_a_typed_error_or_read(depth: int) -> None:
+    """msgspec raises RecursionError past its depth: read_json gives a typed error, or
+    what read(json.loads(...)) gives, never the RecursionError."""
+    deep = '{"a":' * depth + "1" + "}" * depth
+    with pytest.raises(GroundingProtosError):
+        read_json(deep)  # too deep for json.loads, or no reader takes {"a": {...}}
+    with pytest.raises(GroundingProtosError):
+        read_json('{"a":' * depth + "NaN")  # not JSON
+    wrapped = '{"candidates": [{"content": {"parts": [{"text": "Köln"}]}, "x": ' + deep + "}]}"
+    try:
+        expected: object = read(json.loads(wrapped))
+    except (RecursionError, GroundingProtosError) as exc:
+        expected = type(exc)
+    try:
+        got: object = read_json(wrapped)
+    except GroundingProtosError as exc:
+        got = type(exc)
+    assert got == expected or (expected is RecursionError and got is not None)

@@ -57,7 +57,7 @@ def loads(data: str | bytes | bytearray | memoryview) -> object:
         raise ArgumentTypeError(f"data must be JSON text (str or bytes), not {type(data).__name__}")
     try:
         return msgspec.json.decode(data)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # json.loads says what is wrong
         pass
     try:
         return json.loads(data if not isinstance(data, memoryview) else bytes(data))

@@ -136,15 +136,15 @@ def decode(data: str | bytes) -> Response | None:
     (invalid JSON, another shape, a field it does not declare or of another type)."""
     try:
         return _decoder.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None  # (RecursionError: nesting past msgspec's depth; read the tolerant way)
 
 
 def convert(obj: dict[str, Any]) -> Response | None:
     """The declared response a REST JSON dict is (camelCase), or ``None``."""
     try:
         return msgspec.convert(obj, Response)
-    except (msgspec.ValidationError, TypeError, ValueError):
+    except (msgspec.ValidationError, TypeError, ValueError, RecursionError):
         return None
 
 
