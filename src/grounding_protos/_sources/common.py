@@ -14,7 +14,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from grounding_protos._core.access import get
+from grounding_protos._core.access import get, items, unwrap
 from grounding_protos._core.model import Problem, Source
 from grounding_protos._core.raw import SHAPES, RawAnswer
 from grounding_protos._exceptions import UnsupportedInputError
@@ -183,3 +183,18 @@ def unsupported(obj: object, why: str = "") -> UnsupportedInputError:
         f"shapes ({', '.join(SHAPES)}; as REST JSON, messages, official client or SDK "
         "objects)"
     )
+
+
+def chat_choice(obj: object, candidate: int) -> object:
+    """A chat completion's ``choices[candidate]`` (OpenAI's shape, which Mistral, Azure,
+    xAI, OpenRouter and Perplexity share).
+
+    Raises:
+        UnsupportedInputError: ``candidate`` names no choice.
+    """
+    choices = items(obj, "choices")
+    if not 0 <= candidate < len(choices):
+        raise UnsupportedInputError(
+            f"the chat completion has {len(choices)} choices; candidate={candidate} is out of range"
+        )
+    return unwrap(choices[candidate])

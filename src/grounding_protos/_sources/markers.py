@@ -36,10 +36,9 @@ from functools import cache
 from itertools import accumulate
 from typing import TYPE_CHECKING, NamedTuple
 
-from grounding_protos._core.access import get, items, unwrap
+from grounding_protos._core.access import get
 from grounding_protos._core.raw import RawAnswer, RawSpan
-from grounding_protos._exceptions import UnsupportedInputError
-from grounding_protos._sources.common import string
+from grounding_protos._sources.common import chat_choice, string
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -126,12 +125,7 @@ def chat_answer(obj: object, candidate: int) -> tuple[RawAnswer, object]:
     Raises:
         UnsupportedInputError: ``candidate`` names no choice.
     """
-    choices = items(obj, "choices")
-    if not 0 <= candidate < len(choices):
-        raise UnsupportedInputError(
-            f"the chat completion has {len(choices)} choices; candidate={candidate} is out of range"
-        )
-    choice = unwrap(choices[candidate])
+    choice = chat_choice(obj, candidate)
     message = get(choice, "message")
     raw = RawAnswer("none", f"choices[{candidate}].message.", unit="char")
     raw.text = string(message, "content")

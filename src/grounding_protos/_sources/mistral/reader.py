@@ -41,11 +41,17 @@ import json
 from collections.abc import Sequence
 from typing import Any, cast
 
-from grounding_protos._core.access import get, items, unwrap
+from grounding_protos._core.access import get, items
 from grounding_protos._core.model import Source, SourceKind
 from grounding_protos._core.raw import RawAnswer, RawSpan
-from grounding_protos._exceptions import UnsupportedInputError
-from grounding_protos._sources.common import SourceTable, is_list, is_record, string, wrong_type
+from grounding_protos._sources.common import (
+    SourceTable,
+    chat_choice,
+    is_list,
+    is_record,
+    string,
+    wrong_type,
+)
 
 _REFERENCES = frozenset({"reference", "tool_reference"})
 # what closes the sentence or clause before a span: not part of the cited text
@@ -102,12 +108,7 @@ def is_conversation(obj: object) -> bool:
 
 def read_chat_completion(obj: object, candidate: int) -> RawAnswer:
     """``choices[candidate].message.content``: its chunks, cited by their references."""
-    choices = items(obj, "choices")
-    if not 0 <= candidate < len(choices):
-        raise UnsupportedInputError(
-            f"the chat completion has {len(choices)} choices; candidate={candidate} is out of range"
-        )
-    choice = unwrap(choices[candidate])
+    choice = chat_choice(obj, candidate)
     prefix = f"choices[{candidate}].message."
     reader = _Chunks(RawAnswer("none", prefix, unit="char"))
     reader.content(get(get(choice, "message"), "content"), f"{prefix}content")

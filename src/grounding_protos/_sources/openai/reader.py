@@ -24,11 +24,18 @@ link the model wrote, not the claim before it.
 
 from __future__ import annotations
 
-from grounding_protos._core.access import get, items, text_or_none, unwrap
+from grounding_protos._core.access import get, items, text_or_none
 from grounding_protos._core.model import SearchInfo, Source
 from grounding_protos._core.raw import RawAnswer, RawPart, RawSpan
 from grounding_protos._exceptions import UnsupportedInputError
-from grounding_protos._sources.common import SourceTable, is_list, is_record, string, wrong_type
+from grounding_protos._sources.common import (
+    SourceTable,
+    chat_choice,
+    is_list,
+    is_record,
+    string,
+    wrong_type,
+)
 
 # --- Responses API ---------------------------------------------------------------------
 
@@ -208,12 +215,7 @@ def _is_chat_message(message: object) -> bool:
 
 def read_chat_completion(obj: object, candidate: int) -> RawAnswer:
     """``choices[candidate].message``: its ``content`` and ``annotations``."""
-    choices = items(obj, "choices")
-    if not 0 <= candidate < len(choices):
-        raise UnsupportedInputError(
-            f"the chat completion has {len(choices)} choices; candidate={candidate} is out of range"
-        )
-    choice = unwrap(choices[candidate])
+    choice = chat_choice(obj, candidate)
     message = get(choice, "message")
     prefix = f"choices[{candidate}].message."
     raw = RawAnswer("none", prefix, text=string(message, "content"), unit="char")
