@@ -16,11 +16,17 @@ import msgspec
 
 from grounding_protos._core.model import Grounded
 from grounding_protos._exceptions import ArgumentTypeError, ArgumentValueError
-from grounding_protos._sources.registry import declared, reader_for
+from grounding_protos._sources.registry import DECLARED, READERS, declared, reader_for
+
+_KEYS = frozenset(key for r in READERS if r.shape in DECLARED for key in r.keys)
+"""The top-level keys (both spellings) of the shapes with a declared shape: a dict with
+none of them goes the tolerant way without being dispatched twice."""
 
 
 def read_dict(obj: dict[str, Any], candidate: int) -> Grounded | None:
     """``read(obj)`` with the default options, if the fast path can give it."""
+    if _KEYS.isdisjoint(obj):
+        return None
     try:
         shape = declared(reader_for(obj).shape)
     except Exception:  # the tolerant path raises what is wrong

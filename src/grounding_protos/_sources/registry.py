@@ -445,6 +445,10 @@ class Declared(Protocol):
     def grounded(self, response: Any, candidate: int) -> Grounded | None: ...
 
 
+DECLARED: frozenset[InputShape] = frozenset({"gemini_response"})
+"""The shapes that :func:`declared` has a declared shape for."""
+
+
 def declared(shape: InputShape) -> Declared | None:
     """The declared shape of an input shape, where it has one, imported on first use
     (msgspec is not imported with the registry)."""
