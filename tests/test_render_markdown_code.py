@@ -282,6 +282,21 @@ def test_the_maps_example_as_the_issue_saw_it(capsys: pytest.CaptureFixture[str]
             "| a | b |\n|--",
             "| a | b[1] |\n|---|---|\n| 東京 | 1 |",
         ),
+        # the end of a line of only spaces: before them, or "     [1]" is indented code
+        ("     \n\n```py\nx = 1\n```", "     \n", "[1]\n\n     \n\n```py\nx = 1\n```"),
+        ("서울 🍕\n\n      \nweiter", "서울 🍕\n\n      \n", "서울 🍕[1]\n\n      \nweiter"),
+        ("Köln\n\t \t", "Köln\n\t \t", "Köln[1]\n\t \t"),
+        # raw HTML read two ways: what is code in either reading stays code
+        (
+            "<!-- note -->\n    东京 = code()\n    more = 2",
+            "<!-- note -->\n    东",
+            "<!-- note -->\n    东京 = code()\n    more = 2\n[1]",
+        ),
+        (
+            "</span>\n```\nnie zu 🍕\n\nDer Kölner Dom.",
+            "</span>\n```\nnie",
+            "[1]\n\n</span>\n```\nnie zu 🍕\n\nDer Kölner Dom.",
+        ),
         # a marker before "(": a space, or "[1](…)" is a link
         ("Köln(Dom)", "Köln", "Köln[1] (Dom)"),
     ],

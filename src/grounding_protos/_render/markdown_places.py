@@ -18,7 +18,9 @@ marker whose place is inside one of these goes right after it:
   it, as a paragraph of its own (a blank line after the marker when a line follows, a
   ``"\\n"`` before it when the block ends the text without one). A fence that is never
   closed runs to the end of the text, where nothing can follow it: its markers go on a
-  line of their own before it.
+  line of their own before it;
+- the end of a line of only spaces or tabs: before them (four of them and the marker
+  would start an indented code block).
 
 A marker before a ``(`` or ``[`` gets a space after it (``[1](…)`` would be a link,
 ``[1][label]`` a reference link), and one after a ``[label]`` link a space before it. Table rows
@@ -146,13 +148,40 @@ def markdown_places(text: str, positions: Sequence[int]) -> list[Place] | None:
 
 
 def _place(src: str, found: _Found, q: int) -> Place:
+    place = _near(src, found, q)
+    # The two readings of raw HTML can disagree on where a block ends ("</span>" then a
+    # fence: one HTML block up to the blank line, or a fence never closed): a place
+    # still inside a block of either reading goes before the outermost such block.
+    first = place[0]
+    own_line = place[1].startswith("\n")  # written on a line after ``first``'s line
+    regions = [(a, b) for a, b, _ in found.html] + [(a, b) for a, b, _, _ in found.blocks]
+    while True:
+        outer = min(
+            (a for a, b in regions if a < first < b or (first == b and not own_line)),
+            default=None,
+        )
+        if outer is None:
+            break
+        first = outer
+    if first == place[0]:
+        return place
+    blank = first == 0 or src[max(first - 2, 0) : first] == "\n\n"
+    return first, "" if blank else "\n", "\n\n"
+
+
+def _near(src: str, found: _Found, q: int) -> Place:
     n = len(src)
     line = src.rfind("\n", 0, q) + 1
     prefix = _BLOCK_PREFIX.match(src, line, q)
     if prefix is not None and q <= prefix.end() and prefix.end() > line:
         q = line  # inside a line's block syntax ("- ", "> ", "## "): before the line
-    while q > 0 and src[q - 1] == "\n":
-        q -= 1  # never at the start of a line (or on a blank one): before the newlines
+    while True:
+        while q > 0 and src[q - 1] == "\n":
+            q -= 1  # never at the start of a line (or on a blank one): before the newlines
+        line = src.rfind("\n", 0, q) + 1
+        if line == q or src[line:q].strip(" \t"):
+            break
+        q = line  # after a line of only spaces: "    [1]" would be an indented code block
     if q == 0 and n and not found.opens_with_text:
         return 0, "", "\n\n"  # before a block's syntax: a paragraph of its own
     i = bisect.bisect_right(found.html, (q, n + 1, n + 1)) - 1
@@ -240,17 +269,7 @@ def _constructs(src: str) -> _Found:
             if table is not None and tok.content:
                 table.append((m.at(0), m.at(len(tok.content) - 1) + 1))
         elif tok.type in ("fence", "code_block") and tok.map is not None:
-            first, last = tok.map
-            closed = True
-            if tok.type == "fence":
-                close = _CLOSING.fullmatch(src, lines.starts[last - 1], lines.ends[last - 1])
-                closed = (
-                    last - 1 > first
-                    and close is not None
-                    and close.group(1)[0] == tok.markup[0]
-                    and len(close.group(1)) >= len(tok.markup)
-                )
-            found.blocks.append((start_of(first), lines.ends[last - 1], start_of(last), closed))
+            found.blocks.append(_code_block(src, lines, tok, *tok.map))
         elif tok.type == "table_open" and tok.map is not None:
             table = []
             found.tables.append((start_of(tok.map[0]), lines.ends[tok.map[1] - 1], table))
@@ -267,11 +286,37 @@ def _constructs(src: str) -> _Found:
                 covered[line] = True
             if tok.type == "html_block":
                 found.html.append((start_of(first), lines.ends[last - 1], start_of(last)))
+            elif tok.type in ("fence", "code_block"):
+                # code only there: "<!-- x -->" ends its HTML block on its line, so an
+                # indented line after it is code, not the text it is with HTML off
+                block = _code_block(src, lines, tok, first, last)
+                if block not in found.blocks:
+                    found.blocks.append(block)
         _definitions(src, lines, covered, found)  # those after an HTML block, too
     found.blocks.sort()
     found.inline.sort()
     found.reaches.sort()
     return found
+
+
+def _code_block(
+    src: str, lines: _Lines, tok: Token, first: int, last: int
+) -> tuple[int, int, int, bool]:
+    """A fenced or indented code block as ``_Found.blocks`` holds it: its first line's
+    start, its last line's end, the position after it, and whether it is closed (a fence
+    never closed runs to the end of the text)."""
+    count = len(lines.starts)
+    closed = True
+    if tok.type == "fence":
+        close = _CLOSING.fullmatch(src, lines.starts[last - 1], lines.ends[last - 1])
+        closed = (
+            last - 1 > first
+            and close is not None
+            and close.group(1)[0] == tok.markup[0]
+            and len(close.group(1)) >= len(tok.markup)
+        )
+    past = lines.starts[last] if last < count else len(src)
+    return lines.starts[first], lines.ends[last - 1], past, closed
 
 
 def _definitions(src: str, lines: _Lines, covered: list[bool], found: _Found) -> None:
