@@ -132,12 +132,14 @@ def _declared(
     text: object, snap: object, clamp: bool, unit: object, markers: str, candidate: object
 ) -> bool:
     """Whether ``read``'s options leave the input as it is, so that its declared shape
-    may read it (the options that change text, offsets or markers take the general road)."""
+    may read it (the options that change text, offsets or markers take the general road;
+    so does any ``unit``: even ``"byte"``, Gemini's own, is an error for a shape whose
+    spans are whole blocks, and another unit for one whose offsets count characters)."""
     return (
         text is None
         and snap is None
         and not clamp
-        and unit in (None, "byte")
+        and unit is None
         and markers == "keep"
         and type(candidate) is int
     )
