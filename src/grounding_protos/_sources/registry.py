@@ -445,7 +445,7 @@ class Declared(Protocol):
     def grounded(self, response: Any, candidate: int) -> Grounded | None: ...
 
 
-DECLARED: frozenset[InputShape] = frozenset({"gemini_response"})
+DECLARED: frozenset[InputShape] = frozenset({"gemini_response", "anthropic_message"})
 """The shapes that :func:`declared` has a declared shape for."""
 
 
@@ -456,4 +456,8 @@ def declared(shape: InputShape) -> Declared | None:
         from grounding_protos._sources.google.gemini import shape as gemini_shape
 
         return gemini_shape
+    if shape == "anthropic_message":
+        from grounding_protos._sources.anthropic import shape as anthropic_shape
+
+        return anthropic_shape
     return None
