@@ -123,6 +123,10 @@ def blocks(draw: st.DrawFn) -> dict[str, Any]:
         block: dict[str, Any] = {"type": "text", "text": text}
         if kind == "cited" or (kind == "empty" and draw(st.booleans())):
             block["citations"] = draw(st.lists(locations(), min_size=1, max_size=3))
+            if kind == "empty" and draw(st.booleans()):
+                block["text"] = draw(st.sampled_from([None, "absent"]))  # read as ""
+                if block["text"] == "absent":
+                    del block["text"]
         elif draw(st.booleans()):
             block["citations"] = draw(st.sampled_from([None, []]))  # model_dump(): None
         return block
@@ -219,7 +223,8 @@ def _damage(draw: st.DrawFn, message: dict[str, Any]) -> None:
         else:
             message["added_later"] = {"ort": "Köln"}
     elif how == "surrogate" and texts:
-        draw(st.sampled_from(texts))["text"] += "\ud83d"  # half of an emoji
+        block = draw(st.sampled_from(texts))
+        block["text"] = (block.get("text") or "") + "\ud83d"  # half of an emoji
     elif how == "thread":  # a part as Assistants' threads have it: their reader's
         content.insert(draw(st.integers(0, len(content))),
                        {"type": "text", "text": {"value": "Köln", "annotations": []}})  # fmt: skip
@@ -236,14 +241,14 @@ def _damage(draw: st.DrawFn, message: dict[str, Any]) -> None:
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(messages(), st.sampled_from(["repair", "skip", "strict"]))
+@given(messages(), st.sampled_from(["repair", "skip", "strict"]), st.sampled_from([0, 0, 1]))
 def test_the_fast_path_gives_what_the_tolerant_reader_gives(
-    case: tuple[dict[str, Any], bool], errors: str
+    case: tuple[dict[str, Any], bool], errors: str, candidate: int
 ) -> None:
     message, clean = case
     with tolerant_only():
-        expected = outcome(lambda: read(message, errors=errors))  # type: ignore[arg-type]
-    assert outcome(lambda: read(message, errors=errors)) == expected  # type: ignore[arg-type]
+        expected = outcome(lambda: read(message, errors=errors, candidate=candidate))  # type: ignore[arg-type]
+    assert outcome(lambda: read(message, errors=errors, candidate=candidate)) == expected  # type: ignore[arg-type]
     try:
         text = json.dumps(message, ensure_ascii=False)
     except (TypeError, ValueError):
@@ -254,10 +259,10 @@ def test_the_fast_path_gives_what_the_tolerant_reader_gives(
         assert expected[0] == "ok"
         converted = shape.convert(message)
         assert converted is not None
-        assert shape.grounded(converted, 0) == expected[1]
+        assert shape.grounded(converted, candidate) == expected[1]
         decoded = shape.decode(text.encode())
         assert decoded is not None
-        assert shape.grounded(decoded, 0) == expected[1]
+        assert shape.grounded(decoded, candidate) == expected[1]
 
 
 def _web(u: int, cited: str = "Köln wächst.") -> dict[str, Any]:
@@ -354,3 +359,26 @@ def test_a_thread_message_among_anthropic_blocks_is_still_one() -> None:
     message = {"type": "message", "role": "assistant", "content": content}
     assert read(message).shape == "openai_thread_message"
     assert read(message | {"content": content[:-1]}).shape == "anthropic_message"
+
+
+def test_the_sdks_model_dump_is_read_the_fast_way() -> None:
+    """``Message.model_dump()`` of the anthropic SDK (every optional field present, as
+    ``None``) is what the declared shape models; so is its JSON mode."""
+    types = pytest.importorskip("anthropic.types", reason="vendors test extra")
+    message = {"id": "msg_01", "type": "message", "role": "assistant",
+               "model": "claude-sonnet-4-5", "stop_reason": "end_turn", "stop_sequence": None,
+               "usage": {"input_tokens": 9, "output_tokens": 90}, "content": [
+        {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search",
+         "input": {"query": "Köln"}},
+        {"type": "text", "text": "Laut 👍🏽 Bericht: "},
+        {"type": "text", "text": "東京は首都です。", "citations": [_web(0), _web(1)]},
+        {"type": "text", "text": "Straße.", "citations": [_web(0)]},
+    ]}  # fmt: skip
+    sdk = types.Message.model_validate(message)
+    for dumped in (sdk.model_dump(), sdk.model_dump(mode="json")):
+        converted = shape.convert(dumped)
+        assert converted is not None
+        with tolerant_only():
+            expected = read(dumped)
+        assert shape.grounded(converted, 0) == read(dumped) == expected == read(message)
+        assert [c.text for c in expected.citations] == ["東京は首都です。", "Straße."]
