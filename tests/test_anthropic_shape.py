@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from typing import Any
 from unittest import mock
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -31,6 +32,8 @@ pytest.importorskip("msgspec")
 from grounding_protos import ArgumentValueError
 from grounding_protos._citations import fast
 from grounding_protos._sources.anthropic import shape
+from grounding_protos._sources.google.gemini import shape as gemini_shape
+from grounding_protos._sources.registry import _BY_KEY, READERS
 from grounding_protos.citations import Grounded, read, read_json
 
 PIECES = [
@@ -382,3 +385,36 @@ def test_the_sdks_model_dump_is_read_the_fast_way() -> None:
             expected = read(dumped)
         assert shape.grounded(converted, 0) == read(dumped) == expected == read(message)
         assert [c.text for c in expected.citations] == ["東京は首都です。", "Straße."]
+
+
+def test_the_readers_that_share_anthropics_top_level_keys() -> None:
+    """``read_json`` decodes a message into the declared shape without asking the
+    dispatcher: sound while the only reader tried before Anthropic's on those keys is
+    Assistants' thread message's, whose text parts (objects) and ``object`` key the
+    declared message refuses; and while Gemini's declared response, tried first, shares
+    none of its keys."""
+    top = {f.encode_name for f in msgspec.structs.fields(shape.Message)}
+    place = next(k for k, r in enumerate(READERS) if r.shape == "anthropic_message")
+    before = {READERS[i].shape for key in top for i in _BY_KEY.get(key, ()) if i < place}
+    assert before == {"openai_thread_message"}
+    assert top.isdisjoint(gemini_shape.TOP_LEVEL)
+    part = {"type": "text", "text": {"value": "Köln", "annotations": []}}
+    thread = {"type": "message", "role": "assistant", "content": [part]}
+    assert shape.decode(json.dumps(thread)) is None
+    assert shape.decode(json.dumps({"object": "thread.message", "type": "message",
+                                    "content": []})) is None  # fmt: skip
+    assert read_json(json.dumps(thread)).shape == "openai_thread_message"
+
+
+def test_read_json_decodes_a_message_without_parsing_it_first() -> None:
+    message = {"type": "message", "role": "assistant", "content": [
+        {"type": "text", "text": "Grüße aus "},
+        {"type": "text", "text": "東京 🗼", "citations": [_web(0)]},
+    ]}  # fmt: skip
+    with tolerant_only():
+        expected = read(message)
+    with (
+        mock.patch.object(fast, "loads", side_effect=AssertionError),
+        mock.patch.object(fast, "read_dict", side_effect=AssertionError),
+    ):
+        assert read_json(json.dumps(message, ensure_ascii=False).encode()) == expected
