@@ -69,7 +69,7 @@ def place(text: str, spans: list[Span], kind: CitationKind) -> list[Citation] | 
         mask = data.translate(_CONTINUATION)
         count = mask.count
         char = previous = 0
-        for offset in sorted(bounds):
+        for offset in sorted(set(bounds)):
             if offset < size and mask[offset]:
                 return None
             char += offset - previous - count(1, previous, offset)
@@ -89,8 +89,10 @@ def place_chars(text: str, spans: list[Span], kind: CitationKind) -> list[Citati
         return None
     offsets: dict[int, int] = {}
     if not ascii_text:
-        # the text's end too: every character is encoded once, a lone surrogate fails
-        ordered = sorted(bounds | {size})
+        # sorted (in order already, as a response lists its spans: a linear sort), with
+        # the text's end: every character is encoded once, a lone surrogate fails
+        ordered = sorted(bounds)
+        ordered.append(size)
         try:
             offsets = dict(zip(ordered, _walk_chars_to_bytes(text, ordered), strict=True))
         except UnicodeEncodeError:
@@ -98,11 +100,11 @@ def place_chars(text: str, spans: list[Span], kind: CitationKind) -> list[Citati
     return _citations(text, spans, kind, offsets, ascii_text, in_bytes=False)
 
 
-def _bounds(spans: list[Span], size: int) -> set[int] | None:
-    """The offsets of ``spans``, or ``None`` when one of them is out of ``0..size`` or
-    inverted."""
-    bounds: set[int] = set()
-    add = bounds.add
+def _bounds(spans: list[Span], size: int) -> list[int] | None:
+    """The offsets of ``spans`` in their order, or ``None`` when one of them is out of
+    ``0..size`` or inverted."""
+    bounds: list[int] = []
+    add = bounds.append
     for span in spans:
         start, end = span[0], span[1]
         if not 0 <= start <= end <= size:
