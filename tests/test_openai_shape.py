@@ -406,3 +406,24 @@ def test_web_search_sources_and_queries_are_read_the_fast_way() -> None:
         (None, "oai-weather", (("type", "api"),)),
         (None, None, (("type", "api"),)),
     ]
+
+
+def test_the_vendor_readers_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
+    """``benchmarks/readers_vendor.py`` runs (it asserts the fast path and the tolerant
+    reader agree on its input) and prints its ratios; nothing is timed for a verdict."""
+    import importlib
+    import sys
+    from pathlib import Path
+
+    folder = str(Path(__file__).resolve().parent.parent / "benchmarks")
+    sys.path.insert(0, folder)
+    try:
+        benchmark = importlib.import_module("readers_vendor")
+    finally:
+        sys.path.remove(folder)
+    results = benchmark.main(count=20, repeat=1, number=1)
+    assert set(results) == {
+        "openai_responses_read_vs_json_loads",
+        "openai_responses_tolerant_vs_read",
+    }
+    assert "20 url_citations" in capsys.readouterr().out
