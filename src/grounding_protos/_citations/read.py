@@ -91,7 +91,7 @@ def read(
     if snap is not None:
         check_span_snap(snap)
     if type(obj) is dict and _declared(text, snap, clamp, unit, markers, candidate):
-        fast: Grounded | None = _fast().read_dict(obj, candidate)
+        fast: Grounded | None = _fast().read_dict(obj, candidate, unit)
         if fast is not None:
             return fast
     raw = read_input(obj, candidate=candidate, unit=unit)
