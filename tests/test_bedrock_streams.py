@@ -411,18 +411,18 @@ def test_cli_renders_each_raw_stream(
 @pytest.mark.parametrize(
     ("name", "number", "path", "new", "said"),
     [
-        ("retrieve_and_generate", 1, ("output", "text"), 5, "output.text is 5, not a string"),
+        ("retrieve_and_generate", 1, ("output", "text"), 5, "output.text is an integer (5), not a string"),
         ("retrieve_and_generate", 2, ("citation", "generatedResponsePart",
-         "textResponsePart", "span", "end"), "9", "textResponsePart.span.end is '9', not an"),
+         "textResponsePart", "span", "end"), "9", "textResponsePart.span.end is a string ('9'), not an"),
         ("retrieve_and_generate", 2, ("citation", "retrievedReferences", 0, "content", "text"),
-         ["x"], "citation.retrievedReferences[0].content.text is a list, not a string"),
-        ("retrieve_and_generate", 5, ("guardrail", "action"), True, "guardrail.action is True"),
-        ("invoke_agent", 2, ("chunk", "bytes"), "R3LDvMOf", "chunk.bytes is 'R3LDvMOf', not bytes"),
+         ["x"], "citation.retrievedReferences[0].content.text is a list (['x']), not a string"),
+        ("retrieve_and_generate", 5, ("guardrail", "action"), True, "guardrail.action is a boolean (True)"),
+        ("invoke_agent", 2, ("chunk", "bytes"), "R3LDvMOf", "chunk.bytes is a string ('R3LDvMOf'), not bytes"),
         ("invoke_agent", 3, ("chunk", "attribution", "citations"), {"a": 1},
-         "chunk.attribution.citations is a dict, not a list"),
+         "chunk.attribution.citations is an object ({'a': 1}), not a list"),
         ("invoke_agent", 3, ("chunk", "attribution", "citations", 0), "x",
-         "chunk.attribution.citations[0] is 'x', not an object"),
-        ("invoke_agent", 1, ("trace",), [], "trace is a list, not an object"),
+         "chunk.attribution.citations[0] is a string ('x'), not an object"),
+        ("invoke_agent", 1, ("trace",), [], "trace is a list ([]), not an object"),
     ],
 )  # fmt: skip
 def test_each_typed_field_names_its_event_and_path(

@@ -25,15 +25,16 @@ _KEYS = frozenset(key for r in READERS if r.shape in DECLARED for key in r.keys)
 none of them goes the tolerant way without being dispatched twice."""
 
 
-def read_dict(obj: dict[str, Any], candidate: int) -> Grounded | None:
-    """``read(obj)`` with the default options, if the fast path can give it."""
+def read_dict(obj: dict[str, Any], candidate: int, unit: str | None = None) -> Grounded | None:
+    """``read(obj)`` with the default options (``unit``: ``None`` or what the shape's
+    offsets count, its ``UNIT``, bytes unless it says), if the fast path can give it."""
     if _KEYS.isdisjoint(obj):
         return None
     try:
         shape = declared(reader_for(obj).shape)
     except Exception:  # the tolerant path raises what is wrong
         return None
-    if shape is None:
+    if shape is None or (unit is not None and unit != getattr(shape, "UNIT", "byte")):
         return None
     response = shape.convert(obj)
     return None if response is None else shape.grounded(response, candidate)

@@ -91,7 +91,7 @@ def read(
     if snap is not None:
         check_span_snap(snap)
     if type(obj) is dict and _declared(text, snap, clamp, unit, markers, candidate):
-        fast: Grounded | None = _fast().read_dict(obj, candidate)
+        fast: Grounded | None = _fast().read_dict(obj, candidate, unit)
         if fast is not None:
             return fast
     raw = read_input(obj, candidate=candidate, unit=unit)
@@ -132,14 +132,12 @@ def _declared(
     text: object, snap: object, clamp: bool, unit: object, markers: str, candidate: object
 ) -> bool:
     """Whether ``read``'s options leave the input as it is, so that its declared shape
-    may read it (the options that change text, offsets or markers take the general road;
-    so does any ``unit``: even ``"byte"``, Gemini's own, is an error for a shape whose
-    spans are whole blocks, and another unit for one whose offsets count characters)."""
+    may read it (the options that change text, offsets or markers take the general road)."""
     return (
         text is None
         and snap is None
         and not clamp
-        and unit is None
+        and unit in (None, "byte")
         and markers == "keep"
         and type(candidate) is int
     )

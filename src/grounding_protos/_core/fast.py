@@ -12,6 +12,13 @@ message is built here.
 ['Grüße']
 >>> place("Grüße", [(0, 3, None, (), (), None, "s[0]")], "support") is None  # splits ü
 True
+
+:func:`place_chars` does the same for spans in characters (code points), as OpenAI's
+offsets are:
+
+>>> [(c.start, c.end, c.text) for c in place_chars("Grüße, Köln", [(7, 11, None, (), (), 0, "a")],
+...                                                "citation")]
+[(9, 14, 'Köln')]
 """
 
 from __future__ import annotations
@@ -25,12 +32,14 @@ from grounding_protos._core.model import (
     Source,
     _CitationSlots,
 )
+from grounding_protos._offsets import _walk_chars_to_bytes
 
 _CONTINUATION = bytes(1 if 0x80 <= b < 0xC0 else 0 for b in range(256))
 
 Span = tuple[int, int, str | None, tuple[Source, ...], tuple[float, ...], int | None, str]
-"""A span in whole-text UTF-8 bytes: start, end, its own text (``None``: none given),
-sources, per-source scores, the part index the input gave, and its path."""
+"""A span in whole-text UTF-8 bytes (characters for :func:`place_chars`): start, end,
+its own text (``None``: none given), sources, per-source scores, the part index the
+input gave, and its path."""
 
 
 def place(text: str, spans: list[Span], kind: CitationKind) -> list[Citation] | None:
@@ -49,14 +58,9 @@ def place(text: str, spans: list[Span], kind: CitationKind) -> list[Citation] | 
         size = len(data)
     if not spans:
         return []
-    bounds: set[int] = set()
-    add = bounds.add
-    for span in spans:
-        start, end = span[0], span[1]
-        if not 0 <= start <= end <= size:
-            return None
-        add(start)
-        add(end)
+    bounds = _bounds(spans, size)
+    if bounds is None:
+        return None
     chars: dict[int, int] = {}
     if not ascii_text:
         # characters before each byte offset: the bytes before it less the continuation
@@ -65,12 +69,62 @@ def place(text: str, spans: list[Span], kind: CitationKind) -> list[Citation] | 
         mask = data.translate(_CONTINUATION)
         count = mask.count
         char = previous = 0
-        for offset in sorted(bounds):
+        for offset in sorted(set(bounds)):
             if offset < size and mask[offset]:
                 return None
             char += offset - previous - count(1, previous, offset)
             chars[offset] = char
             previous = offset
+    return _citations(text, spans, kind, chars, ascii_text, in_bytes=True)
+
+
+def place_chars(text: str, spans: list[Span], kind: CitationKind) -> list[Citation] | None:
+    """:func:`place` for spans whose offsets are whole-text characters (code points): their
+    UTF-8 byte offsets are the encoded lengths of the gaps between the sorted offsets,
+    each encoded once."""
+    ascii_text = text.isascii()
+    size = len(text)
+    bounds = _bounds(spans, size)
+    if bounds is None:
+        return None
+    offsets: dict[int, int] = {}
+    if not ascii_text:
+        # sorted (in order already, as a response lists its spans: a linear sort), with
+        # the text's end: every character is encoded once, a lone surrogate fails
+        ordered = sorted(bounds)
+        ordered.append(size)
+        try:
+            offsets = dict(zip(ordered, _walk_chars_to_bytes(text, ordered), strict=True))
+        except UnicodeEncodeError:
+            return None
+    return _citations(text, spans, kind, offsets, ascii_text, in_bytes=False)
+
+
+def _bounds(spans: list[Span], size: int) -> list[int] | None:
+    """The offsets of ``spans`` in their order, or ``None`` when one of them is out of
+    ``0..size`` or inverted."""
+    bounds: list[int] = []
+    add = bounds.append
+    for span in spans:
+        start, end = span[0], span[1]
+        if not 0 <= start <= end <= size:
+            return None
+        add(start)
+        add(end)
+    return bounds
+
+
+def _citations(
+    text: str,
+    spans: list[Span],
+    kind: CitationKind,
+    other: dict[int, int],
+    ascii_text: bool,
+    in_bytes: bool,
+) -> list[Citation] | None:
+    """The citations of spans already checked in range: ``other`` maps each of their
+    offsets (bytes if ``in_bytes``, else characters) to the other unit (unused for ASCII
+    text, where both coincide); ``None`` when a span's own text is not at its offsets."""
     shared = SharedText(text)
     out: list[Citation] = []
     append = out.append
@@ -79,8 +133,11 @@ def place(text: str, spans: list[Span], kind: CitationKind) -> list[Citation] | 
     for start, end, cited, sources, scores, part, path in spans:
         if ascii_text:
             char_start, char_end = start, end
+        elif in_bytes:
+            char_start, char_end = other[start], other[end]
         else:
-            char_start, char_end = chars[start], chars[end]
+            char_start, char_end = start, end
+            start, end = other[start], other[end]
         if cited is not None and (
             len(cited) != char_end - char_start or not text.startswith(cited, char_start)
         ):

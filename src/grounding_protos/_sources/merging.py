@@ -25,7 +25,7 @@ T = TypeVar("T")
 
 _EXPECTED: Final[dict[type, str]] = {
     str: "a string", int: "an integer", float: "a number", bool: "a boolean",
-    dict: "an object", list: "a list",
+    dict: "an object", list: "a list", bytes: "bytes",
 }  # fmt: skip
 
 
@@ -44,6 +44,8 @@ def json_kind(value: object) -> str:
         return "an object"
     if isinstance(value, tuple):
         return "a list"
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "bytes"
     return f"a {type(value).__name__}"
 
 
@@ -56,14 +58,17 @@ def _has(value: object, kind: type) -> bool:
         return isinstance(value, Mapping)
     if kind is list:  # a protobuf repeated field too (the official clients' messages)
         return isinstance(value, (list, tuple)) or is_list(value)
+    if kind is bytes:  # as boto3 or an event-stream parser gives them
+        return isinstance(value, (bytes, bytearray, memoryview))
     return isinstance(value, kind)
 
 
 def field(event: object, path: str, kind: type[T], *, number: int, at: str = "") -> T | None:
     """The value at the dotted ``path`` of a stream's event (dicts, or SDK objects with
     those attributes), checked to be of JSON type ``kind`` (``str``, ``int`` (no bool),
-    ``float`` (any number), ``bool``, ``dict`` (any mapping), ``list``); ``None`` when
-    it, or a record on the way, is absent or ``null``. ``at`` is where the event's value
+    ``float`` (any number), ``bool``, ``dict`` (any mapping), ``list``, ``bytes`` (as
+    binary event streams send them)); ``None`` when it, or a record on the way, is
+    absent or ``null``. ``at`` is where the event's value
     sits in the vendor's shape, for the message. This is every merger's one way to read
     a field: a value of another type meets this check, never a ``+`` or ``join``.
 

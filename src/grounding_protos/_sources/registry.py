@@ -445,7 +445,9 @@ class Declared(Protocol):
     def grounded(self, response: Any, candidate: int) -> Grounded | None: ...
 
 
-DECLARED: frozenset[InputShape] = frozenset({"gemini_response", "anthropic_message"})
+DECLARED: frozenset[InputShape] = frozenset(
+    {"gemini_response", "openai_response", "anthropic_message"}
+)
 """The shapes that :func:`declared` has a declared shape for."""
 
 
@@ -456,6 +458,10 @@ def declared(shape: InputShape) -> Declared | None:
         from grounding_protos._sources.google.gemini import shape as gemini_shape
 
         return gemini_shape
+    if shape == "openai_response":
+        from grounding_protos._sources.openai import shape as openai_shape
+
+        return openai_shape
     if shape == "anthropic_message":
         from grounding_protos._sources.anthropic import shape as anthropic_shape
 

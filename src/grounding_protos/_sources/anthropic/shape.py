@@ -94,6 +94,10 @@ class Message(_Shape, forbid_unknown_fields=True):
     diagnostics: Any = None
 
 
+UNIT: None = None
+"""What a ``unit=`` of ``read`` must be for the fast path (``_citations.fast``): none,
+since the spans are whole blocks, for which any ``unit`` is an error."""
+
 _decoder = msgspec.json.Decoder(Message)
 _WEB = "web_search_result_location"
 

@@ -1,13 +1,14 @@
 """The typed boundary of the Bedrock Agents runtime's stream events (RetrieveAndGenerate
 streams, InvokeAgent): a field of the wrong JSON type is a :class:`StreamError` naming the
-event and the field's path, checked once where the event enters.
+event and the field's path, checked once where the event enters, with the one typed field
+reader every merger uses (``merging.field``).
 
 >>> try:
 ...     citation(3, {"generatedResponsePart": {"textResponsePart": {"span": {"end": "7"}}}},
 ...              "citation")
 ... except StreamError as exc:
 ...     print(exc.event, exc.reason)
-3 citation.generatedResponsePart.textResponsePart.span.end is '7', not an integer
+3 citation.generatedResponsePart.textResponsePart.span.end is a string ('7'), not an integer
 """
 
 from __future__ import annotations
@@ -16,33 +17,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from grounding_protos._exceptions import StreamError
-from grounding_protos._quote import excerpt, shown
-
-# each kind: the type of a value as JSON or boto3 gives it (checked first, fast), and the
-# types it may also have
-_KINDS: dict[str, tuple[type, tuple[type, ...]]] = {
-    "a string": (str, (str,)),
-    "an integer": (int, (int,)),
-    "an object": (dict, (Mapping,)),
-    "a list": (list, (list, tuple)),
-    "bytes": (bytes, (bytes, bytearray, memoryview)),
-}
-
-
-def field(number: int, record: Mapping[str, Any], name: str, path: str, kind: str) -> Any:
-    """``record[name]`` (``None`` when absent or null), checked to be ``kind`` (a key
-    of ``_KINDS``).
-
-    Raises:
-        StreamError: the value has another JSON type.
-    """
-    value = record.get(name)
-    if value is None:
-        return None
-    exact, types = _KINDS[kind]
-    if type(value) is exact or (isinstance(value, types) and not isinstance(value, bool)):
-        return value
-    raise StreamError(f"{path}.{name} is {_what(value)}, not {kind}", event=number)
+from grounding_protos._quote import shown
+from grounding_protos._sources.merging import field, json_kind
 
 
 def record(number: int, value: object, path: str) -> Mapping[str, Any]:
@@ -53,15 +29,7 @@ def record(number: int, value: object, path: str) -> Mapping[str, Any]:
     """
     if type(value) is dict or isinstance(value, Mapping):
         return value
-    raise StreamError(f"{path} is {_what(value)}, not an object", event=number)
-
-
-def _what(value: object) -> str:
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return shown(value)
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return f"bytes {excerpt(repr(bytes(value)), 40)}"
-    return f"a {type(value).__name__}"
+    raise StreamError(f"{path} is {json_kind(value)} ({shown(value)}), not an object", event=number)
 
 
 def citation(number: int, value: object, path: str) -> Mapping[str, Any]:
@@ -72,26 +40,26 @@ def citation(number: int, value: object, path: str) -> Mapping[str, Any]:
         StreamError: a field of the wrong JSON type.
     """
     cited = record(number, value, path)
-    part = field(number, cited, "generatedResponsePart", path, "an object")
+    part = field(cited, "generatedResponsePart", dict, number=number, at=path)
     if part is not None:
         where = f"{path}.generatedResponsePart"
-        text_part = field(number, part, "textResponsePart", where, "an object")
+        text_part = field(part, "textResponsePart", dict, number=number, at=where)
         if text_part is not None:
             where += ".textResponsePart"
-            field(number, text_part, "text", where, "a string")
-            span = field(number, text_part, "span", where, "an object")
+            field(text_part, "text", str, number=number, at=where)
+            span = field(text_part, "span", dict, number=number, at=where)
             if span is not None:
-                field(number, span, "start", f"{where}.span", "an integer")
-                field(number, span, "end", f"{where}.span", "an integer")
-    references = field(number, cited, "retrievedReferences", path, "a list")
+                field(span, "start", int, number=number, at=f"{where}.span")
+                field(span, "end", int, number=number, at=f"{where}.span")
+    references = field(cited, "retrievedReferences", list, number=number, at=path)
     for j, reference in enumerate(references or ()):
         where = f"{path}.retrievedReferences[{j}]"
         reference = record(number, reference, where)
-        content = field(number, reference, "content", where, "an object")
+        content = field(reference, "content", dict, number=number, at=where)
         if content is not None:
-            field(number, content, "text", f"{where}.content", "a string")
-        location = field(number, reference, "location", where, "an object")
+            field(content, "text", str, number=number, at=f"{where}.content")
+        location = field(reference, "location", dict, number=number, at=where)
         if location is not None:
-            field(number, location, "type", f"{where}.location", "a string")
-        field(number, reference, "metadata", where, "an object")
+            field(location, "type", str, number=number, at=f"{where}.location")
+        field(reference, "metadata", dict, number=number, at=where)
     return cited

@@ -36,7 +36,7 @@ from grounding_protos._sources.bedrock.retrieve_and_generate_stream import (
     raise_exception,
 )
 from grounding_protos._sources.common import describe
-from grounding_protos._sources.merging import OneAnswerMerger, merge_with
+from grounding_protos._sources.merging import OneAnswerMerger, field, merge_with
 
 _EVENTS = frozenset({"chunk", "trace", "returnControl", "files"})
 EVENTSTREAM = AwsStream(
@@ -106,10 +106,10 @@ class InvokeAgentMerger(OneAnswerMerger):
         if kind != "chunk":
             return ""  # the agent's steps, a return of control, files: no answer text
         self.chunks += 1
-        data = checks.field(number, body, "bytes", "chunk", "bytes")
-        attribution = checks.field(number, body, "attribution", "chunk", "an object")
+        data = field(body, "bytes", bytes, number=number, at="chunk")
+        attribution = field(body, "attribution", dict, number=number, at="chunk")
         if attribution is not None:
-            found = checks.field(number, attribution, "citations", "chunk.attribution", "a list")
+            found = field(attribution, "citations", list, number=number, at="chunk.attribution")
             for j, citation in enumerate(found or ()):
                 where = f"chunk.attribution.citations[{j}]"
                 self.citations.append(checks.citation(number, citation, where))

@@ -38,7 +38,7 @@ from grounding_protos._quote import shown
 from grounding_protos._sources.bedrock import checks
 from grounding_protos._sources.bedrock.eventstream import AwsStream
 from grounding_protos._sources.common import describe
-from grounding_protos._sources.merging import OneAnswerMerger, merge_with
+from grounding_protos._sources.merging import OneAnswerMerger, field, merge_with
 
 _EVENTS = frozenset({"output", "citation", "guardrail"})
 EXCEPTIONS = frozenset({
@@ -115,12 +115,12 @@ class RetrieveAndGenerateMerger(OneAnswerMerger):
             )
         body = checks.record(number, body, kind)
         if kind == "output":
-            text = checks.field(number, body, "text", "output", "a string")
+            text = field(body, "text", str, number=number, at="output")
             if text:
                 self.texts.append(text)
             return text or ""
         if kind == "guardrail":
-            self.guardrail = checks.field(number, body, "action", "guardrail", "a string")
+            self.guardrail = field(body, "action", str, number=number, at="guardrail")
             return ""
         where, cited = "citation", body
         if (
