@@ -11,6 +11,10 @@ are printed next to the figures, nothing fails.
   ``json.loads`` of it (goal: <= 1.5x), ``read`` of the dict (goal at 400: <= 2x), and
   the tolerant reader alone (``read`` without the declared shape's fast path: what
   ``read`` cost before it) for comparison.
+- An Anthropic ``Message`` with 400 cited text blocks (issue 34; :func:`anthropic`, as
+  ``benchmarks/peers.py`` builds its own: multi-script text, then a block cited by one
+  or two ``web_search_result_location`` citations): ``read`` of the dict (its declared shape's
+  fast path) and the tolerant reader alone, against ``json.loads`` of its text.
 - A Discovery Engine ``Answer`` message with 40 citations (and 40 references):
   ``read`` of the message against ``FromString`` of its wire bytes plus ``read``'s own
   offset work (placing the spans), with the split of ``read`` into reading the fields
@@ -194,6 +198,63 @@ def declared(repeat: int, number: int) -> dict[str, float]:
     return results
 
 
+def anthropic_message(count: int = 400, seed: int = 7) -> dict[str, Any]:
+    """A ``Message`` (the Messages API's JSON) of ``2 * count`` text blocks: two
+    mixed-script sentences, then a block cited by one or two web search results."""
+    rng = random.Random(seed)
+    urls = [f"https://quelle-{i}.example/köln-東京-{i}" for i in range(20)]
+    multi = [s for s in SENTENCES if len(s.encode()) > len(s)]
+    content: list[dict[str, Any]] = []
+    for i in range(count):
+        content.append({"type": "text", "text": rng.choice(multi) + rng.choice(multi)})
+        cited = rng.sample(range(len(urls)), rng.choice((1, 2)))
+        citations = [
+            {"type": "web_search_result_location", "url": urls[u], "title": urls[u][8:30],
+             "cited_text": f"Quelle {u}: Köln, 東京, القاهرة", "encrypted_index": f"e{u}"}
+            for u in cited
+        ]  # fmt: skip
+        claim = f"{rng.choice(multi).strip()} ⟨{i}⟩"
+        content.append({"type": "text", "text": claim, "citations": citations})
+    return {"id": "msg_1", "type": "message", "role": "assistant",
+            "model": "claude-sonnet-4-5", "content": content, "stop_reason": "end_turn",
+            "stop_sequence": None, "usage": {"input_tokens": 9, "output_tokens": 900}}  # fmt: skip
+
+
+def anthropic(repeat: int = 7, number: int = 20, count: int = 400) -> dict[str, float]:
+    """``read`` of an Anthropic message with ``count`` cited blocks (its declared shape's
+    fast path), and the tolerant reader alone, against ``json.loads`` of its text;
+    prints the ratios. The goal (issue 34) is against a peer, LangChain's conversion of
+    the SDK's objects to v1 content blocks: ``benchmarks/peers.py`` measures it."""
+    message = anthropic_message(count)
+    data = json.dumps(message, ensure_ascii=False).encode()
+    with tolerant_only():
+        expected = read(message)
+        before = best(
+            {"json.loads": lambda: json.loads(data), "tolerant": lambda: read(message)},
+            repeat,
+            number,
+        )
+    assert read(message) == expected and len(expected.citations) == count  # both agree
+    t = best(
+        {"json.loads": lambda: json.loads(data), "read": lambda: read(message)}, repeat, number
+    )
+    base = t["json.loads"]
+    # the tolerant reader against its own json.loads runs: both timed interleaved
+    tolerant = before["tolerant"] / before["json.loads"] * base
+    results = {
+        f"anthropic_read_vs_json_loads_{count}": t["read"] / base,
+        f"anthropic_tolerant_vs_json_loads_{count}": tolerant / base,
+    }
+    print(f"Anthropic message, {count} cited blocks: {len(data):,} bytes of JSON")
+    print(f"  json.loads of its bytes     {base * 1e6:8.1f} us (baseline)")
+    print(f"  read(dict)                  {t['read'] * 1e6:8.1f} us  {t['read'] / base:.2f}x")
+    print(
+        f"  tolerant read(dict)         {tolerant * 1e6:8.1f} us  {tolerant / base:.2f}x  "
+        f"(without the declared shape; read is {tolerant / t['read']:.1f}x faster)"
+    )
+    return results
+
+
 def _render_line(line: str) -> str:
     grounded = read(json.loads(line))
     text = grounded.text or ""
@@ -274,3 +335,4 @@ def main(repeat: int = 7, number: int = 200, lines: int = 400) -> dict[str, floa
 
 if __name__ == "__main__":
     main(*(int(a) for a in sys.argv[1:]))
+    anthropic()

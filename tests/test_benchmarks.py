@@ -99,6 +99,18 @@ def test_read_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.count("goal <=") == 5 + 3
 
 
+def test_read_benchmark_of_an_anthropic_message_runs_small(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    read_benchmark = script("read")
+    results = read_benchmark.anthropic(repeat=1, number=1, count=40)  # asserts both agree
+    assert set(results) == {
+        "anthropic_read_vs_json_loads_40",
+        "anthropic_tolerant_vs_json_loads_40",
+    }
+    assert "Anthropic message, 40 cited blocks" in capsys.readouterr().out
+
+
 def test_scale_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
     scale = script("scale")
     results = scale.main(text_kb=4, supports=10, parts=20)  # asserts its cases are sound

@@ -1,10 +1,11 @@
 """The fast paths of ``read`` and ``read_json``: a declared shape, decoded at C speed.
 
 A response whose declared shape (``_sources.registry.declared``: Gemini's, in
-``_sources/google/gemini/shape.py``) holds all of it is read straight from its
-Structs; anything else, and any doubt, goes the tolerant way (``read_input`` and
-``_core.resolve``), which gives the same result where both apply
-(tests/test_gemini_shape.py checks it on generated responses).
+``_sources/google/gemini/shape.py``; Anthropic's, in ``_sources/anthropic/shape.py``)
+holds all of it is read straight from its Structs; anything else, and any doubt, goes
+the tolerant way (``read_input`` and ``_core.resolve``), which gives the same result
+where both apply (tests/test_gemini_shape.py and tests/test_anthropic_shape.py check
+it on generated responses).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import msgspec
 
 from grounding_protos._core.model import Grounded
+from grounding_protos._core.raw import InputShape
 from grounding_protos._exceptions import ArgumentTypeError, ArgumentValueError
 from grounding_protos._sources.registry import DECLARED, READERS, declared, reader_for
 
@@ -41,14 +43,25 @@ def read_dict(obj: dict[str, Any], candidate: int, unit: str | None = None) -> G
 def read_text(data: str | bytes, candidate: int) -> Grounded | None:
     """``read(json.loads(data))`` with the default options, if the fast path can give it.
 
-    The declared response's top-level keys are Gemini's own (undeclared keys fail the
-    decode), of which only ``candidates`` is shared with a reader tried before Gemini's
-    (grounded generation, whose fields the declared candidates refuse): the dispatcher
-    would pick Gemini's reader for it."""
-    shape = declared("gemini_response")
-    assert shape is not None
-    response = shape.decode(data)
-    return None if response is None else shape.grounded(response, candidate)
+    Each declared shape of :data:`_DECODED` is tried in turn, without the dispatcher:
+    its top-level keys are its own (undeclared keys fail the decode), and what it
+    decodes the dispatcher would give its reader. For Gemini's, only ``candidates`` is
+    shared with a reader tried before it (grounded generation, whose fields the
+    declared candidates refuse); for Anthropic's, only ``content``, with Assistants'
+    thread messages (whose text parts, objects, the declared blocks refuse; and
+    ``object``, the message does not declare). Their tests check which readers these are."""
+    for name in _DECODED:
+        shape = declared(name)
+        assert shape is not None
+        response = shape.decode(data)
+        if response is not None:
+            return shape.grounded(response, candidate)
+    return None
+
+
+_DECODED: tuple[InputShape, ...] = ("gemini_response", "anthropic_message")
+"""The declared shapes ``read_text`` decodes JSON text into, in this order (their
+top-level keys are disjoint: an object with a key decodes into one of them at most)."""
 
 
 def loads(data: str | bytes | bytearray | memoryview) -> object:

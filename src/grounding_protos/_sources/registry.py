@@ -445,7 +445,9 @@ class Declared(Protocol):
     def grounded(self, response: Any, candidate: int) -> Grounded | None: ...
 
 
-DECLARED: frozenset[InputShape] = frozenset({"gemini_response", "openai_response"})
+DECLARED: frozenset[InputShape] = frozenset(
+    {"gemini_response", "openai_response", "anthropic_message"}
+)
 """The shapes that :func:`declared` has a declared shape for."""
 
 
@@ -460,4 +462,8 @@ def declared(shape: InputShape) -> Declared | None:
         from grounding_protos._sources.openai import shape as openai_shape
 
         return openai_shape
+    if shape == "anthropic_message":
+        from grounding_protos._sources.anthropic import shape as anthropic_shape
+
+        return anthropic_shape
     return None

@@ -52,7 +52,7 @@ def read_message(obj: object, candidate: int) -> RawAnswer:
             span = RawSpan(path, at, at + len(text), "citation", segment_text=text)
             for j, citation in enumerate(citations):
                 cited = f"{path}.citations[{j}]"
-                span.refs.append(table.ref_of(_values(citation), _source, cited))
+                span.refs.append(table.ref_of(source_values(citation), source_of, cited))
             raw.spans.append(span)
         texts.append(text)
         at += len(text)
@@ -61,8 +61,10 @@ def read_message(obj: object, candidate: int) -> RawAnswer:
     return raw
 
 
-def _values(citation: object) -> tuple[Any, ...]:
-    """What a citation's :class:`Source` is made of (hashable), by its location kind."""
+def source_values(citation: object) -> tuple[Any, ...]:
+    """What a citation's :class:`Source` is made of (hashable), by its location kind: the
+    same values make the same source (``shape.py`` makes a ``web_search_result_location``'s
+    inline, as here)."""
     kind = string(citation, "type")
     cited = text_or_none(get(citation, "cited_text"))
     if kind == "web_search_result_location":
@@ -84,7 +86,8 @@ def _values(citation: object) -> tuple[Any, ...]:
     return ("document", title, text_or_none(get(citation, "file_id")), page, cited, numbers)
 
 
-def _source(values: tuple[Any, ...]) -> Source:
+def source_of(values: tuple[Any, ...]) -> Source:
+    """The :class:`Source` of a citation's :func:`source_values`."""
     if values[0] == "web":
         _, uri, title, cited = values
         return Source(uri=uri, title=title, kind="web", text=cited)
