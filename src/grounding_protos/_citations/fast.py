@@ -1,11 +1,11 @@
 """The fast paths of ``read`` and ``read_json``: a declared shape, decoded at C speed.
 
-A response whose declared shape (``_sources.registry.declared``: Gemini's, in
-``_sources/google/gemini/shape.py``; Anthropic's, in ``_sources/anthropic/shape.py``)
-holds all of it is read straight from its Structs; anything else, and any doubt, goes
-the tolerant way (``read_input`` and ``_core.resolve``), which gives the same result
-where both apply (tests/test_gemini_shape.py and tests/test_anthropic_shape.py check
-it on generated responses).
+A response whose declared shape (``_sources.registry.declared``: Gemini's, OpenAI
+Responses' and Anthropic's, each in a ``shape.py`` beside its reader) holds all of it
+is read straight from its Structs; anything else, and any doubt, goes the tolerant way
+(``read_input`` and ``_core.resolve``), which gives the same result where both apply
+(tests/test_gemini_shape.py, test_openai_shape.py and test_anthropic_shape.py check it
+on generated responses).
 """
 
 from __future__ import annotations
@@ -27,14 +27,14 @@ none of them goes the tolerant way without being dispatched twice."""
 
 def read_dict(obj: dict[str, Any], candidate: int, unit: str | None = None) -> Grounded | None:
     """``read(obj)`` with the default options (``unit``: ``None`` or what the shape's
-    offsets count, its ``UNIT``, bytes unless it says), if the fast path can give it."""
+    offsets count, its ``UNIT``), if the fast path can give it."""
     if _KEYS.isdisjoint(obj):
         return None
     try:
         shape = declared(reader_for(obj).shape)
     except Exception:  # the tolerant path raises what is wrong
         return None
-    if shape is None or (unit is not None and unit != getattr(shape, "UNIT", "byte")):
+    if shape is None or (unit is not None and unit != shape.UNIT):
         return None
     response = shape.convert(obj)
     return None if response is None else shape.grounded(response, candidate)

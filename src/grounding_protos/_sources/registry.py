@@ -436,7 +436,12 @@ def _by_keys(keys: Iterable[object]) -> list[Reader]:
 
 class Declared(Protocol):
     """A source's declared shape (msgspec Structs beside its reader) and the fast reader
-    of what they hold: ``None`` from any of them sends the input the tolerant way."""
+    of what they hold: ``None`` from any of them sends the input the tolerant way.
+    ``UNIT`` is what its offsets count (``None``: it has none, whole blocks are cited):
+    ``read(..., unit=...)`` takes the fast path only for that unit."""
+
+    @property
+    def UNIT(self) -> Unit | None: ...  # a module's constant
 
     def decode(self, data: str | bytes) -> Any: ...
 

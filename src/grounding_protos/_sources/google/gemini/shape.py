@@ -23,6 +23,7 @@ import msgspec
 
 from grounding_protos._core.fast import Span, place
 from grounding_protos._core.model import Grounded, SearchInfo, Source, new_source
+from grounding_protos._offsets import Unit
 
 
 class _Shape(
@@ -124,6 +125,9 @@ class Response(_Shape):
     create_time: Any = None
     model_status: Any = None
 
+
+UNIT: Unit = "byte"
+"""What the offsets of the supports count: UTF-8 bytes of the joined text."""
 
 TOP_LEVEL = frozenset(f.encode_name for f in msgspec.structs.fields(Response))
 """The top-level keys a declared response may have (camelCase)."""
