@@ -2,8 +2,8 @@
 processes, interleaved, and where a Dask bag's overhead goes; prints ratios.
 
 Run: ``PYTHONPATH=src python benchmarks/scale_out.py`` (about 2-3 minutes; ``python
-benchmarks/scale_out.py SECONDS ROUNDS`` to change the size of the input, 5 s of the
-bare loop by default, and the rounds, 3). Not a test: the goals are printed next to the
+benchmarks/scale_out.py SECONDS ROUNDS`` to change the size of the input, 12 s of the
+bare loop by default, and the rounds, 2). Not a test: the goals are printed next to the
 figures, nothing fails. Run it on a quiet machine with at least 2 cores: the scaling
 ratios are wall-clock figures, and anything else running lowers them (the load average
 is printed before and after).
@@ -11,15 +11,14 @@ is printed before and after).
 The input is one JSONL file of Gemini ``generateContent`` responses (REST JSON, 40
 grounding supports each, mixed-script text: German, Japanese, Arabic, emoji and astral
 characters before the spans; the builder of ``benchmarks/read.py``), sized so that the
-bare loop takes ``SECONDS``, and the same lines dealt into 2 shards (line ``i`` to shard
-``i % 2``). Each way of running ``render`` on it, once per round, the rounds
+bare loop takes ``SECONDS``, and the same lines split into 8 shards of equal size, as
+``split -n l/8`` splits them. Each way of running ``render`` on it, once per round, the rounds
 interleaved:
 
-- ``bare loop``: in this process, a plain loop of ``batch.process_lines(file,
-  "render")`` over the file (bytes), the records written to a file: the per-line work
-  every way does, without any scale-out: the baseline;
-- ``process_lines``: ``batch.process_lines(file, "render")`` writing the output, in a
-  pool of 1 and of 2 processes, one shard per process (the 1-process pool does both);
+- ``bare loop``: ``batch.process_lines(file, "render")`` in this one process, over
+  the file (bytes), the records written to a file: the per-line work every way does,
+  without any scale-out: the baseline;
+- ``process_lines``: the same in a pool of 2 processes, each shard a task;
 - ``CLI``: ``grounding-protos render --jsonl FILE --workers 1|2`` (a new interpreter);
 - ``Dask (0.1 recipe)``: the bag of the 0.1 docs, one partition per shard, the
   ``processes`` scheduler with its default batching, as a script (a new interpreter);
@@ -31,19 +30,19 @@ its time against the bare loop's (the per-line overhead) and its CPU time (all i
 processes) against the bare loop's, which moves less with the machine's load; at 2
 workers the scaling ratio: throughput / (2 x the bare loop's best throughput), and
 against 2 x its own 1-worker throughput. Goal: >= 0.85. Each way also runs, every
-round, on an input of 2 lines: its fixed start-up (a new interpreter, imports,
+round, on an input of 8 lines (one per shard): its fixed start-up (a new interpreter, imports,
 starting the workers), paid once per run whatever the size of the input; the second
 line of each way gives its figures with that start-up taken out (the throughput a
 long run tends to), and the number of lines from which it reaches the goal end to end.
 
-Then where a Dask bag's overhead goes, each part measured on its own: the command's
-own work per line (``process_lines`` against reading and rendering alone,
-``read_json`` + ``render`` + ``source_list``, CPU time), lines as text
+Then where a Dask bag's overhead goes, each part measured on its own (CPU time per
+line): the bare loop, and in it reading and rendering alone (``read_json`` +
+``render`` + ``source_list``; the rest is the command's records), lines as text
 (``read_text`` decodes them, ``process_lines`` encodes them back), writing through
-``to_textfiles`` (an fsspec text file), the start of the worker processes (a bag of
-nothing on 2 spawned workers), and the scheduler's batching: how many of 2 partitions
-each worker ran, with the default ``chunksize`` (6: up to 6 ready tasks go to one
-worker as one batch) and with ``chunksize=1``.
+``to_textfiles`` (an fsspec text file) instead of a plain file, the start of the
+worker processes (a bag of nothing on 2 spawned workers), and the scheduler's
+batching: how many of 2 partitions each worker ran, with the default ``chunksize`` (6:
+up to 6 ready tasks go to one worker as one batch) and with ``chunksize=1``.
 """
 
 from __future__ import annotations
@@ -61,13 +60,14 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from read import gemini_response  # benchmarks/ is the script directory
 
 from grounding_protos.batch import process_lines
 from grounding_protos.citations import read_json, render, source_list
 
-SHARDS = 2
+SHARDS = 8  # 4 per worker: a worker slowed down (a busy core) takes fewer
 GOAL = 0.85  # of linear: 2 workers against 2 bare loops
 DISTINCT = 400  # distinct responses, cycled through the file
 
@@ -197,14 +197,15 @@ def _cpu(fn: Callable[[], object]) -> float:
 
 
 def _write(folder: Path, lines: list[str]) -> tuple[Path, list[Path]]:
-    """``lines`` as one file and dealt into :data:`SHARDS` shards (line ``i`` to ``i % 2``)."""
+    """``lines`` as one file, and cut into :data:`SHARDS` shards of (nearly) equal size."""
     folder.mkdir()
     path = folder / "answers.jsonl"
     path.write_text("".join(lines), encoding="utf-8")
     (folder / "shards").mkdir()
     shards = [folder / "shards" / f"part-{k}.jsonl" for k in range(SHARDS)]
     for k, shard in enumerate(shards):
-        shard.write_text("".join(lines[k::SHARDS]), encoding="utf-8")
+        part = lines[k * len(lines) // SHARDS : (k + 1) * len(lines) // SHARDS]
+        shard.write_text("".join(part), encoding="utf-8")
     return path, shards
 
 
@@ -233,7 +234,7 @@ def _line(
     base: dict[str, float],
 ) -> dict[str, float]:
     """One way's figures: best and median throughput, end to end and after its start-up
-    (``started``: its best wall and CPU time on a 2-line input); at 1 worker its time and CPU time
+    (``started``: its best wall and CPU time on the 8-line input); at 1 worker its time and CPU time
     against the bare loop's, at 2 workers the scaling against 2 bare loops and against
     its own 1 worker."""
     rates = sorted(count / wall for wall, _ in runs)
@@ -292,7 +293,6 @@ def _runs(
     dask = {name: [python, str(script), glob, str(out)] for name, script in scripts.items()}
     return {
         ("bare loop", 1): lambda: bare_loop(path),
-        ("process_lines", 1): lambda: process_lines_pool(shards, out, 1),
         ("process_lines", 2): lambda: process_lines_pool(shards, out, 2),
         ("CLI", 1): lambda: command([*cli, "1"]),
         ("CLI", 2): lambda: command([*cli, "2"]),
@@ -311,13 +311,14 @@ def _check(runs: dict[tuple[str, int], Callable[[], object]], out: Path) -> None
         out.mkdir()
         runs[key]()
         outputs.append([p.read_text(encoding="utf-8") for p in sorted(out.iterdir())])
-    assert outputs[0] == outputs[1] == outputs[2] and len(outputs[0]) == SHARDS, outputs
+    assert outputs[0] == outputs[1] == outputs[2], "the ways wrote different outputs"
+    assert len(outputs[0]) == SHARDS and all(outputs[0]), "a shard's output is missing"
 
 
 def throughput(
     inputs: tuple[Path, list[Path]], count: int, folder: Path, rounds: int
 ) -> dict[str, float]:
-    """Every way of running the batch, on the input and on 2 of its lines (the way's
+    """Every way of running the batch, on the input and on its first 8 lines (the way's
     start-up), once per round, the rounds interleaved."""
     scripts: dict[str, Path] = {}
     for name, chunksize in DASK_RECIPES.items():
@@ -325,7 +326,9 @@ def throughput(
         script.write_text(DASK_SCRIPT.format(chunksize=chunksize), encoding="utf-8")
         scripts[name] = script
     out = folder / "out"
-    tiny = _write(folder / "tiny", inputs[1][0].read_text(encoding="utf-8").splitlines(True)[:2])
+    first = inputs[0].open(encoding="utf-8")
+    with first:  # a line per shard (Dask writes an empty shard's output as one "\n")
+        tiny = _write(folder / "tiny", [next(first) for _ in range(SHARDS)])
     runs, starts = _runs(inputs, scripts, out), _runs(tiny, scripts, out)
     _check(starts, out)
     walls: dict[tuple[str, int], list[tuple[float, float]]] = {key: [] for key in runs}
@@ -345,9 +348,11 @@ def throughput(
     results: dict[str, float] = {}
     for (name, workers), times in walls.items():
         figures = _line(name, workers, times, start[(name, workers)], count, base)
-        if name == "Dask (recipe)":  # the 0.1 recipe's run with one worker is the same
-            base["Dask (0.1 recipe)"] = base[name]
-            base["Dask (0.1 recipe) steady"] = base[f"{name} steady"]
+        # the runs with one worker that stand for others: the bare loop is process_lines
+        # in one process; the 0.1 recipe with one worker is the recipe's run
+        for alias, one in (("process_lines", "bare loop"), ("Dask (0.1 recipe)", "Dask (recipe)")):
+            if name == one:
+                base[alias], base[f"{alias} steady"] = base[name], base[f"{name} steady"]
         results |= {f"{name} {workers} {key}": value for key, value in figures.items()}
     print("  (goal: the Dask recipe on 2 workers >= 0.85 of linear)")
     return results
@@ -360,29 +365,19 @@ def overhead_split(
     ``count`` lines of ``path``); ``rate`` is the bare loop's lines per second."""
     import fsspec  # type: ignore[import-untyped]  # dask's dependency
 
-    def as_text() -> None:
-        with path.open(encoding="utf-8", errors="surrogateescape", newline="\n") as lines:
-            for _ in process_lines(lines, "render"):
-                pass
-
-    def as_bytes() -> None:
-        with path.open("rb") as lines:
-            for _ in process_lines(lines, "render"):
-                pass
-
-    def written() -> None:
+    def as_text(opener: Callable[..., Any]) -> None:
         with (
             path.open(encoding="utf-8", errors="surrogateescape", newline="\n") as lines,
-            fsspec.open(str(folder / "written.jsonl"), "wt", encoding="utf-8") as out,
+            opener(str(path.with_suffix(".text")), "wt", encoding="utf-8") as out,
         ):
             for record in process_lines(lines, "render"):
                 out.write(record + "\n")
 
     runs = {
-        "bare": lambda: read_and_render(path),
-        "bytes": as_bytes,
-        "text": as_text,
-        "written": written,
+        "alone": lambda: read_and_render(path),
+        "bare": lambda: bare_loop(path),
+        "text": lambda: as_text(open),
+        "fsspec": lambda: as_text(fsspec.open),
     }
     cpu: dict[str, float] = dict.fromkeys(runs, float("inf"))
     for _ in range(rounds):
@@ -403,15 +398,21 @@ def overhead_split(
     per_line = {name: t / count * 1e6 for name, t in cpu.items()}
     start = min(starts)
     print(f"Where a Dask bag's time goes (CPU time per line, best of {rounds}; {count:,} lines):")
-    parts = {
-        "read_json + render + source_list": per_line["bare"],
-        "+ the command's records (process_lines, bytes)": per_line["bytes"] - per_line["bare"],
-        "+ lines as text (read_text decodes, encoded back)": per_line["text"] - per_line["bytes"],
-        "+ writing as to_textfiles does (fsspec text)": per_line["written"] - per_line["text"],
-    }
-    for what, us in parts.items():
-        share = f"  ({us / per_line['bare']:+6.1%})" if what[0] == "+" else ""
-        print(f"  {what:<50} {us:7.0f} us{share}")
+    base = per_line["bare"]
+    print(f"  the bare loop (process_lines, bytes, written)      {base:7.0f} us")
+    print(
+        f"    of which read_json + render + source_list        {per_line['alone']:7.0f} us"
+        f"  ({per_line['alone'] / base:.0%}; the rest: the command's records)"
+    )
+    print(
+        f"  + lines as text (read_text decodes, encoded back)  {per_line['text'] - base:+7.0f} us"
+        f"  ({(per_line['text'] - base) / base:+6.1%})"
+    )
+    print(
+        f"  + written as to_textfiles writes (fsspec)          "
+        f"{per_line['fsspec'] - per_line['text']:+7.0f} us"
+        f"  ({(per_line['fsspec'] - per_line['text']) / base:+6.1%})"
+    )
     print(
         f"  starting 2 spawned workers (a bag of nothing)  {start:7.2f} s per compute "
         f"(= {start * rate * 2:,.0f} lines of 2 bare loops), of which "
@@ -422,15 +423,15 @@ def overhead_split(
         f"default chunksize {batching[0]}, chunksize=1 {batching[1]}"
     )
     return {
-        "records_vs_bare": cpu["bytes"] / cpu["bare"],
-        "text_vs_bytes": cpu["text"] / cpu["bytes"],
-        "written_vs_text": cpu["written"] / cpu["text"],
+        "alone_vs_bare": cpu["alone"] / cpu["bare"],
+        "text_vs_bare": cpu["text"] / cpu["bare"],
+        "fsspec_vs_text": cpu["fsspec"] / cpu["text"],
         "worker_start_seconds": start,
         "worker_import_seconds": min(imports),
     }
 
 
-def main(seconds: float = 5.0, rounds: int = 3, kinds: int = DISTINCT) -> dict[str, float]:
+def main(seconds: float = 12.0, rounds: int = 2, kinds: int = DISTINCT) -> dict[str, float]:
     load = os.getloadavg()
     print(f"{os.cpu_count()} CPUs; load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -447,4 +448,4 @@ def main(seconds: float = 5.0, rounds: int = 3, kinds: int = DISTINCT) -> dict[s
 
 if __name__ == "__main__":
     arguments = sys.argv[1:]
-    main(float(arguments[0]) if arguments else 5.0, *(int(a) for a in arguments[1:]))
+    main(float(arguments[0]) if arguments else 12.0, *(int(a) for a in arguments[1:]))
