@@ -123,6 +123,17 @@ def test_scale_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.count(" peak ") == 4 and "Many parts" in out
 
 
+def test_scale_out_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
+    scale_out = script("scale_out")
+    results = scale_out.main(seconds=0.0, rounds=1, kinds=3)  # asserts the recipes agree
+    out = capsys.readouterr().out
+    ways = ["process_lines", "CLI", "Dask (recipe)"]
+    assert {f"{way} 2 scaling" for way in [*ways, "Dask (0.1 recipe)"]} <= set(results)
+    assert {f"{way} 1 overhead" for way in ways[1:]} <= set(results)
+    assert out.count("after its start-up") == 6 and "12 lines" in out
+    assert "chunksize=1 [1, 1]" in out  # two shards, two workers
+
+
 def test_readers_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
     readers = script("readers")
     readers.main(count=20, repeat=1)  # checks every shape reads the same spans

@@ -9,9 +9,13 @@ without Dask too.
 
 from __future__ import annotations
 
+import ast
 import io
 import json
+import os
+import re
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +25,8 @@ from grounding_protos import ArgumentValueError
 from grounding_protos.batch import process_line, process_lines
 from grounding_protos.cli import main
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
 
 
 def example_line(name: str) -> bytes:
@@ -182,6 +187,21 @@ def test_an_unknown_type_fails_at_once() -> None:
 # --- The same conversion as a Dask bag, on local worker processes ---------------------------
 
 
+def recipe_config(workers: int) -> dict[str, Any]:
+    """The settings of ``dask.config.set(...)`` in the local-process recipe of
+    docs/scale-out.md (its literal keywords), with ``num_workers=workers``."""
+    text = (ROOT / "docs" / "scale-out.md").read_text(encoding="utf-8")
+    code = next(c for c in re.findall(r"^```python\n(.*?)^```$", text, re.M | re.S)
+                if "def main" in c)  # fmt: skip
+    [call] = [
+        node for node in ast.walk(ast.parse(code))
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "dask.config.set"
+    ]  # fmt: skip
+    settings = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
+    assert settings.get("scheduler") == "processes"
+    return {**settings, "num_workers": workers}
+
+
 def dask_run(inputs: str, outputs: Path, command: str, **options: Any) -> list[str]:
     """The recipe of docs/scale-out.md: one partition per input file, two processes."""
     db = pytest.importorskip("dask.bag")
@@ -192,7 +212,7 @@ def dask_run(inputs: str, outputs: Path, command: str, **options: Any) -> list[s
     written = lines.map_partitions(process_lines, command, **options).to_textfiles(
         str(outputs / "*.jsonl"), last_endline=True, compute=False
     )
-    with dask.config.set(scheduler="processes", num_workers=2):
+    with dask.config.set(recipe_config(workers=2)):
         compute(*written)
     return sorted(str(p) for p in outputs.glob("*.jsonl"))
 
@@ -237,3 +257,28 @@ def test_the_facade_is_what_the_cli_runs(
     out = capsysbinary.readouterr().out.decode().splitlines()
     assert out == list(process_lines(io.BytesIO(DATA), "validate"))
     assert [json.loads(r)["line"] for r in out] == [1, 2, 4, 5, 6, 7, 8, 9, 10]
+
+
+def _rendezvous(partition: list[str]) -> list[tuple[int, bool]]:
+    """Say this partition started, then wait (at most 60 s) for every partition to have
+    started: all of them see all the others only if they run at the same time."""
+    folder, count = partition[0].split("|")
+    Path(folder, f"{os.getpid()}-{id(partition)}").touch()
+    deadline = time.monotonic() + 60
+    while len(os.listdir(folder)) < int(count) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return [(os.getpid(), len(os.listdir(folder)) >= int(count))]
+
+
+def test_the_recipe_runs_two_partitions_on_two_workers_at_once(tmp_path: Path) -> None:
+    """The processes scheduler hands ready tasks to its workers in batches (of 6 by
+    default): without the recipe's ``chunksize=1``, the two partitions of two shards
+    run one after the other in one worker, and the second worker idles."""
+    db = pytest.importorskip("dask.bag")
+    import dask
+
+    bag = db.from_sequence([f"{tmp_path}|2"] * 2, npartitions=2).map_partitions(_rendezvous)
+    with dask.config.set(recipe_config(workers=2)):
+        ran = bag.compute()
+    assert len(ran) == 2 and all(together for _, together in ran)
+    assert len({pid for pid, _ in ran}) == 2
