@@ -130,8 +130,11 @@ def test_scale_out_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> N
     ways = ["process_lines", "CLI", "Dask (recipe)"]
     assert {f"{way} 2 scaling" for way in [*ways, "Dask (0.1 recipe)"]} <= set(results)
     assert {f"{way} 1 overhead" for way in ways[1:]} <= set(results)
+    # (which worker ran which shard depends on how fast the workers start: printed,
+    # not asserted; tests/test_scale_out.py checks the recipe's two workers with a
+    # rendezvous instead)
     assert out.count("after its start-up") == 6 and "12 lines" in out
-    assert "chunksize=1 [1, 1]" in out  # two shards, two workers
+    assert "chunksize=1 [" in out
 
 
 def test_readers_benchmark_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
