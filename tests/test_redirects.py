@@ -571,3 +571,24 @@ def test_rebuild_replaces_exactly_the_resolved_sources(
     failing = {s for s in every if s.uri and s.uri in outcomes and outcomes[s.uri].code}
     assert len(result.problems) == len(failing)
     assert all(p.code == "redirect-timeout" and p.path.endswith(".uri") for p in result.problems)
+
+
+_URL_PIECES = st.sampled_from(
+    ["https://", "HTTP://", "//", "", "user:pw@", "VertexAISearch.Cloud.Google.com",
+     "vertexaisearch.cloud.google.com", ":443", "/grounding-api-redirect/x", "köln.example",
+     "?q=vertexaisearch.cloud.google.com", "#f", "%41", "[::1]", "\u212a", "İ"]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_URL_PIECES, max_size=7).map("".join) | st.text())
+def test_a_redirect_is_told_by_its_parsed_host(uri: str) -> None:
+    """The quick look for a redirect host in the lowercased URL never disagrees with
+    the host ``urlsplit`` parses (the oracle)."""
+    from grounding_protos._core.model import REDIRECT_HOSTS, _is_redirect
+
+    try:
+        host = urlsplit(uri).hostname
+    except ValueError:
+        host = None
+    assert _is_redirect(uri) == (host in REDIRECT_HOSTS)

@@ -478,6 +478,10 @@ def _host(uri: str) -> str | None:
 
 
 def _is_redirect(uri: str) -> bool:
+    # a URL's host, lowercased, is part of the URL lowercased: most URLs need no parse
+    lowered = uri.lower()
+    if not any(host in lowered for host in REDIRECT_HOSTS):
+        return False
     return _host(uri) in REDIRECT_HOSTS
 
 
