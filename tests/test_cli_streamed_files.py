@@ -312,3 +312,18 @@ def test_the_cli_reads_a_file_in_bounded_pieces(
     assert max(sizes) <= parse.PIECE and min(sizes) > 0
     # the first event is merged after the first 256 bytes and two pieces (one read ahead)
     assert first_event_at[0] <= 256 + 2 * parse.PIECE < path.stat().st_size
+
+
+@pytest.mark.parametrize("extra", [{}, {"thoughtSignature": "c2ln"}])
+def test_a_stream_of_many_chunks_keeps_its_text(extra: dict[str, str]) -> None:
+    """The merger joins the fragments of a long text part in blocks as they come: the
+    text is still every fragment in order (fast path, and the general one)."""
+    fragments = [WORDS[i % len(WORDS)] + str(i) for i in range(10_000)]
+    chunks: list[dict[str, Any]] = [
+        {"candidates": [{"content": {"role": "model", "parts": [{"text": f, **extra}]}}]}
+        for f in fragments
+    ]
+    chunks[-1]["candidates"][0]["finishReason"] = "STOP"
+    assert read_stream(chunks).text == "".join(fragments)
+    lines = "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks)
+    assert read_stream(lines).text == "".join(fragments)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import contextlib
 import json
 import os
@@ -231,6 +232,32 @@ class JsonText:
 
     def parse(self) -> dict[str, Any]:
         return parse_json_document(self.data, self.label)
+
+    def text(self) -> str | bytes:
+        """The JSON text for ``read_json``: the bytes themselves when they are UTF-8
+        that ``json.loads`` reads as such (no byte order mark, no NUL among the first 4
+        bytes, by which it would take them for UTF-16 or UTF-32), checked a MiB at a
+        time, so that no ``str`` of the whole is made; else the text, decoded as
+        :func:`parse_json_document` decodes it (failing as it does)."""
+        data = self.data
+        if b"\x00" not in data[:4] and not data.startswith(b"\xef\xbb\xbf") and _is_utf8(data):
+            return data
+        return decode_utf8(data, self.label)
+
+
+def _is_utf8(data: bytes) -> bool:
+    if data.isascii():
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    step = 1 << 20
+    try:
+        for at in range(0, len(data), step):
+            decoder.decode(view[at : at + step])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _json_kind(value: object) -> str:

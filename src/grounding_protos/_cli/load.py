@@ -135,10 +135,22 @@ def _load(
     if is_eventstream(head):  # a raw AWS event stream (Bedrock)
         pieces = _binary_pieces(head, stream, label)
         return _merge(options, lambda: _eventstream_items(pieces), label)
+    return load_document(options, _rest(head, stream, label), label), []
+
+
+def _rest(head: bytes, stream: IO[bytes], label: str) -> bytes:
+    """The whole input, of which ``head`` was read: read again from its start where
+    the file can seek (one copy of the bytes, not two), within the input limit."""
+    try:
+        again = stream.seekable() and stream.seek(-len(head), os.SEEK_CUR) >= 0
+    except (OSError, ValueError, AttributeError):
+        again = False
+    if again:
+        return _reading(label, read_limited, stream, label)
     data = head + _reading(label, read_limited, stream, label)
     if LIMITS.input and len(data) > LIMITS.input:
         raise too_large(label)
-    return load_document(options, data, label), []
+    return data
 
 
 def _check_size(stream: IO[bytes], label: str) -> None:

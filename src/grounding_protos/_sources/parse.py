@@ -347,8 +347,7 @@ def _array_chunks(pieces: Iterator[str]) -> Iterator[Item]:
             return
         else:
             raise StreamError(
-                f"expected ',' or ']' after element {number} at character "
-                f"{source.base + position}",
+                f"expected ',' or ']' after element {number} at character {source.base + position}",
                 event=number,
             )
 
