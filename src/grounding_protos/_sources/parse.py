@@ -127,7 +127,9 @@ class SSEParser:
             lines.pop()
         for line in lines:
             if line:
-                if not line.startswith(":"):
+                if line.startswith("data: "):  # most lines: one copy of the data, not two
+                    self._data.append(line[6:])
+                elif not line.startswith(":"):
                     name, colon, value = line.partition(":")
                     if colon and value.startswith(" "):
                         value = value[1:]
