@@ -1,30 +1,38 @@
-"""Peak memory of ``grounding-protos render`` on large recorded files; prints ratios
-measured in this one run (issue 34: "The CLI streams from files").
+"""Peak memory of ``grounding-protos`` on large recorded files; prints ratios measured
+in this one run (issue 34: "The CLI streams from files").
 
-Run: ``PYTHONPATH=src python benchmarks/cli_memory.py`` (about 2 minutes). Not a test:
-the goals are printed next to the figures, nothing fails.
+Run: ``PYTHONPATH=src python benchmarks/cli_memory.py [--chunk-text 400]`` (about 4
+minutes). Not a test: the goals are printed next to the figures, nothing fails.
 
-Three files are written to a temporary folder, piece by piece (this process never
+Four files are written to a temporary folder, piece by piece (this process never
 holds one whole):
 
 - a Gemini ``streamGenerateContent?alt=sse`` recording of about 100 MB: mixed-script
-  text in chunks of about 400 bytes, each chunk with the fields a real one has
-  (``role``, ``index``, ``usageMetadata``, ``modelVersion``, ``responseId``), and the
-  grounding metadata (200 sources, 2,000 supports) on the last chunk;
+  text (German, Japanese, Arabic, emoji and other astral characters), about
+  ``--chunk-text`` UTF-8 bytes of it per chunk (150 by default: the chunks of
+  ``examples/gemini_stream.sse`` carry 40 to 90 characters), each chunk with the fields
+  a real one has (``role``, ``index``, ``usageMetadata``, ``modelVersion``,
+  ``responseId``), and the grounding metadata (200 sources, 2,000 supports) on the
+  last chunk;
+- the same chunks as the JSON array that ``streamGenerateContent`` returns without
+  ``alt=sse``;
 - an OpenAI Responses API stream of about 50 MB (``event:`` and ``data:`` lines of
-  ``response.output_text.delta`` events, 2,000 ``url_citation`` annotations, the
-  completed response at the end);
+  ``response.output_text.delta`` events, 2,000 ``url_citation`` annotations, then the
+  ``done`` events and ``response.completed``, which repeat the whole text);
 - one whole ``generateContent`` response of about 50 MB (a long answer and 20,000
   supports).
 
-Each file is rendered by the command line in a fresh interpreter (``python -m
-grounding_protos render FILE --max-input 0 -o /dev/null``), started by a small
-interpreter that reports its child's peak RSS (``RUSAGE_CHILDREN``: a child forked
-straight from this process would start at this process's high-water mark). The
-figure is peak RSS ÷ file size, for the code before files were streamed (``--before
-REF``, default the last commit that read them whole, checked out with ``git archive``
-beside the generated protobuf modules of ``src``) and for ``src``. Goal: <= 3x for the
-recorded streams.
+Each file is read by the command line in a fresh interpreter (``python -m
+grounding_protos render FILE --max-input 0 -o /dev/null``, and ``render --style
+plain`` and ``validate``), started by a small interpreter that reports its child's
+peak RSS (``RUSAGE_CHILDREN``: a child forked straight from this process would start
+at this process's high-water mark). The figure is peak RSS ÷ file size, for the code
+before files were streamed (``--before REF``, default the last commit that read them
+whole, checked out with ``git archive`` beside the generated protobuf modules of
+``src``) and for ``src``. Goal: <= 3x for the recorded streams. What is left after
+the stream is merged is the answer itself (a ``str`` of astral text takes 4 bytes a
+character) and what ``render`` builds from it: the Markdown view parses the answer
+with markdown-it-py, which takes about twice what the plain view takes.
 """
 
 from __future__ import annotations
@@ -72,10 +80,15 @@ def _dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def write_gemini_sse(path: Path, target: int, seed: int = 1) -> None:
-    """A Gemini SSE recording of about ``target`` bytes, grounding on the last chunk."""
+def write_gemini(path: Path, target: int, chunk_text: int, array: bool, seed: int = 1) -> None:
+    """A Gemini recording of about ``target`` bytes (SSE, or with ``array`` the JSON array
+    ``streamGenerateContent`` returns without ``alt=sse``): text of about ``chunk_text``
+    UTF-8 bytes per chunk, grounding on the last chunk."""
     rng = random.Random(seed)
-    texts = _texts(rng, 400)
+    texts = _texts(rng, chunk_text)
+    before, between, after = (
+        ("[\n", ",\n", "\n]\n") if array else ("data: ", "\r\n\r\ndata: ", "\r\n\r\n")
+    )
     written = utf8 = 0
     number = 0
     spans: list[tuple[int, int]] = []  # each chunk's first sentence
@@ -95,7 +108,7 @@ def write_gemini_sse(path: Path, target: int, seed: int = 1) -> None:
                 "modelVersion": "gemini-2.5-flash",
                 "responseId": "b5UwaZ2fKd6pvdIPhPiE4Ak",
             }  # fmt: skip
-            line = f"data: {_dumps(chunk)}\r\n\r\n"
+            line = f"{between if number > 1 else before}{_dumps(chunk)}"
             out.write(line)
             written += len(line.encode("utf-8"))
         sources = [{"web": {"uri": f"https://s{i}.example/", "title": f"s{i}.example"}}
@@ -110,7 +123,7 @@ def write_gemini_sse(path: Path, target: int, seed: int = 1) -> None:
                                                       "groundingSupports": supports,
                                                       "webSearchQueries": ["Köln 東京"]}}],
                 "modelVersion": "gemini-2.5-flash"}  # fmt: skip
-        out.write(f"data: {_dumps(last)}\r\n\r\n")
+        out.write(f"{between}{_dumps(last)}{after}")
 
 
 def write_responses_sse(path: Path, target: int, seed: int = 2) -> None:
@@ -202,10 +215,10 @@ def checkout(ref: str, into: Path) -> Path:
     return src
 
 
-def peak_rss(src: Path, path: Path) -> tuple[int, int]:
-    """The exit status and peak RSS (bytes) of ``render`` of ``path`` with ``src``."""
+def peak_rss(src: Path, path: Path, argv: list[str]) -> int:
+    """The peak RSS (bytes) of the command ``argv`` on ``path`` with ``src``."""
     env = {**os.environ, "PYTHONPATH": str(src)}
-    command = [sys.executable, "-m", "grounding_protos", "render", str(path),
+    command = [sys.executable, "-m", "grounding_protos", *argv, str(path),
                "--max-input", "0", "-o", os.devnull]  # fmt: skip
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *command], env=env, capture_output=True, text=True,
@@ -213,36 +226,51 @@ def peak_rss(src: Path, path: Path) -> tuple[int, int]:
     )  # fmt: skip
     status, kib = done.stdout.split()
     if int(status):
-        raise SystemExit(f"render {path.name} failed ({status}): {done.stderr}")
-    return int(status), int(kib) * 1024
+        raise SystemExit(f"{' '.join(argv)} {path.name} failed ({status}): {done.stderr}")
+    return int(kib) * 1024
+
+
+COLUMNS = (  # (heading, tree, command)
+    ("render, before", "before", ["render"]),
+    ("render, after", "after", ["render"]),
+    ("--style plain, after", "after", ["render", "--style", "plain"]),
+    ("validate, after", "after", ["validate"]),
+)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", default=BEFORE, help="the git ref to compare with")
     parser.add_argument("--scale", type=float, default=1.0, help="file sizes times this")
+    parser.add_argument(
+        "--chunk-text", type=int, default=150, help="UTF-8 bytes of text per Gemini chunk"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="cli-memory-") as scratch:
         folder = Path(scratch)
+        text = args.chunk_text
         cases = [
-            ("Gemini SSE stream", folder / "gemini.sse", write_gemini_sse, 100e6),
-            ("OpenAI Responses SSE stream", folder / "responses.sse", write_responses_sse, 50e6),
-            ("Gemini whole response", folder / "gemini.json", write_gemini_response, 50e6),
-        ]
+            ("Gemini SSE", folder / "gemini.sse",
+             lambda p, n: write_gemini(p, n, text, array=False), 100e6),
+            ("Gemini JSON array", folder / "gemini.json",
+             lambda p, n: write_gemini(p, n, text, array=True), 100e6),
+            ("OpenAI Responses SSE", folder / "responses.sse", write_responses_sse, 50e6),
+            ("Gemini whole response", folder / "response.json", write_gemini_response, 50e6),
+        ]  # fmt: skip
         for _, path, write, size in cases:
             write(path, int(size * args.scale))
         (folder / "before").mkdir()
-        trees = [(f"before ({args.before})", checkout(args.before, folder / "before")),
-                 ("after (src)", ROOT / "src")]  # fmt: skip
-        print(f"{'render FILE: peak RSS / file size':<34} {'file':>9} "
-              + " ".join(f"{name:>22}" for name, _ in trees))  # fmt: skip
+        trees = {"before": checkout(args.before, folder / "before"), "after": ROOT / "src"}
+        print(f"peak RSS / file size (before: {args.before}; Gemini chunks of ~{text} bytes "
+              "of text)")  # fmt: skip
+        print(f"{'':<22} {'file':>9} " + " ".join(f"{h:>22}" for h, _, _ in COLUMNS))
         for name, path, _, _ in cases:
             size = path.stat().st_size
             cells = []
-            for _, src in trees:
-                _, rss = peak_rss(src, path)
-                cells.append(f"{rss / 2**20:8.0f} MiB = {rss / size:4.1f}x")
-            print(f"{name:<34} {size / 2**20:5.1f} MiB " + " ".join(f"{c:>22}" for c in cells))
+            for _, tree, argv in COLUMNS:
+                rss = peak_rss(trees[tree], path, argv)
+                cells.append(f"{rss / 2**20:6.0f} MiB = {rss / size:4.1f}x")
+            print(f"{name:<22} {size / 2**20:5.1f} MiB " + " ".join(f"{c:>22}" for c in cells))
         print("goal: <= 3x for the recorded streams")
 
 
