@@ -195,8 +195,9 @@ class _Pieces:
         self.size = 0
 
     def read(self, size: int = -1) -> bytes:
-        piece, self.head = (self.head, b"") if self.head else (b"", b"")
-        if not piece:
+        if self.head:
+            piece, self.head = self.head, b""
+        else:
             piece = _reading(self.label, self.stream.read, size)
         self.size += len(piece)
         if LIMITS.input and self.size > LIMITS.input:

@@ -7,6 +7,7 @@ specification says) or a JSON array of responses (``streamGenerateContent`` with
 ``alt=sse``), as ``str``, ``bytes`` or a text or binary file. Events are numbered
 from 1 in the order they arrive; every error names the number.
 
+A file is read in pieces and decoded as they come: only the event being read is held.
 An input that ends inside an event (no blank line after the last ``data:`` line, or
 a JSON array without its ``]``) is a truncated recording: what decodes is kept,
 and a last fragment that does not decode is reported as :class:`Truncated` instead
