@@ -327,3 +327,36 @@ def test_a_stream_of_many_chunks_keeps_its_text(extra: dict[str, str]) -> None:
     assert read_stream(chunks).text == "".join(fragments)
     lines = "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks)
     assert read_stream(lines).text == "".join(fragments)
+
+
+EDGES = [
+    *(b"NaN", b"1e400", b"-0", b"-0.0", b"1" + b"0" * 5000, b"12345678901234567890123"),
+    *(b'"\\ud800"', b'"\\u00e9\xc3\xa9"', b'"x\ny"', b"[1,]", b"tru", b"\xff", b"01"),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(texts, values, max_size=4),
+    st.lists(st.sampled_from(EDGES), max_size=2),
+    st.sampled_from([b"", b"\xef\xbb\xbf", b" \n"]),
+)
+def test_a_document_is_what_json_loads_gives(
+    value: dict[str, object], edges: list[bytes], before: bytes
+) -> None:
+    """A response file read from its bytes (msgspec where it can) gives what
+    ``json.loads`` of its text gives, or the same error."""
+    body = json.dumps(value, ensure_ascii=False).encode()
+    for n, edge in enumerate(edges):  # values json.loads and msgspec may take apart
+        body = body[:-1] + (b", " if len(body) > 2 else b"") + f'"e{n}": '.encode() + edge + b"}"
+    data = before + body
+    try:
+        text = data.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
+        expected: object = json.loads(text)
+    except ValueError:  # (UnicodeDecodeError and JSONDecodeError too)
+        expected = "error"
+    try:
+        got: object = cli_io.parse_json_document(data, "in")
+    except cli_io.Failure:
+        got = "error"
+    assert repr(got) == repr(expected)  # (repr: NaN is not equal to itself)
