@@ -1,7 +1,7 @@
 """Peak memory of ``grounding-protos`` on large recorded files; prints ratios measured
 in this one run (issue 34: "The CLI streams from files").
 
-Run: ``PYTHONPATH=src python benchmarks/cli_memory.py [--chunk-text 400]`` (about 4
+Run: ``PYTHONPATH=src python benchmarks/cli_memory.py [--chunk-text 400]`` (about 5
 minutes). Not a test: the goals are printed next to the figures, nothing fails.
 
 Four files are written to a temporary folder, piece by piece (this process never
@@ -23,16 +23,16 @@ holds one whole):
   supports).
 
 Each file is read by the command line in a fresh interpreter (``python -m
-grounding_protos render FILE --max-input 0 -o /dev/null``, and ``render --style
-plain`` and ``validate``), started by a small interpreter that reports its child's
-peak RSS (``RUSAGE_CHILDREN``: a child forked straight from this process would start
-at this process's high-water mark). The figure is peak RSS ÷ file size, for the code
-before files were streamed (``--before REF``, default the last commit that read them
-whole, checked out with ``git archive`` beside the generated protobuf modules of
-``src``) and for ``src``. Goal: <= 3x for the recorded streams. What is left after
-the stream is merged is the answer itself (a ``str`` of astral text takes 4 bytes a
-character) and what ``render`` builds from it: the Markdown view parses the answer
-with markdown-it-py, which takes about twice what the plain view takes.
+grounding_protos render FILE --max-input 0 -o /dev/null``, and ``render --style plain``
+and ``validate``, which render no Markdown), started by a small interpreter that
+reports its child's peak RSS (``RUSAGE_CHILDREN``: a child forked straight from this
+process would start at this process's high-water mark). The figure is peak RSS ÷ file
+size, for the code before files were streamed (``--before REF``, default the last
+commit that read them whole, checked out with ``git archive`` beside the generated
+protobuf modules of ``src``) and for ``src``. Goal: <= 3x for the recorded streams.
+What is left after the stream is merged is the answer itself (a ``str`` of astral
+text takes 4 bytes a character) and what ``render`` builds from it: the Markdown
+view parses the answer with markdown-it-py, which takes more than the plain view.
 """
 
 from __future__ import annotations
@@ -234,6 +234,7 @@ COLUMNS = (  # (heading, tree, command)
     ("render, before", "before", ["render"]),
     ("render, after", "after", ["render"]),
     ("--style plain, after", "after", ["render", "--style", "plain"]),
+    ("validate, before", "before", ["validate"]),
     ("validate, after", "after", ["validate"]),
 )
 

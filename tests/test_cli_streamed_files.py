@@ -7,7 +7,11 @@
 - ``grounding-protos render FILE`` prints what ``render(read_stream(lines))`` gives
   for the same recording's lines, whatever the size of the pieces it is read in;
 - the file is read in pieces of at most ``PIECE`` bytes, and the first event is
-  decoded before the file is read to its end.
+  decoded before the file is read to its end;
+- the Gemini merger's text of 10,000 fragments (joined in blocks as they come) is
+  every fragment in order;
+- a whole response read from its bytes (msgspec where it can) is what ``json.loads``
+  of its text gives, or the same error.
 
 The recordings are synthetic, in the documented shapes of Gemini's
 ``streamGenerateContent`` (SSE and JSON array) and of the OpenAI Responses API's
