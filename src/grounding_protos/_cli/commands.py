@@ -17,7 +17,6 @@ from grounding_protos._cli.io import (
     Failure,
     JsonText,
     at,
-    decode_utf8,
     dumps,
     format_message,
     parse_message,
@@ -63,9 +62,8 @@ def read_grounded(options: Options, document: object, label: str) -> Grounded:
     }
     grounded: Grounded | None = None
     if isinstance(document, JsonText):
-        text = decode_utf8(document.data, label)  # as parse_json_document decodes it
         try:
-            grounded = read_json(text, **given)
+            grounded = read_json(document.text(), **given)
         except GroundingProtosError:  # read again below, for the failure it gives
             document = document.parse()  # fails as a file of invalid JSON does
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import contextlib
 import json
 import os
@@ -200,10 +201,33 @@ def decode_utf8(data: bytes, label: str, *, strip_bom: bool = True) -> str:
 
 
 def parse_json_document(data: bytes, label: str) -> dict[str, Any]:
-    """A JSON object (any shape ``citations.extract`` accepts, detected later)."""
+    """A JSON object (any shape ``citations.extract`` accepts, detected later): decoded
+    by msgspec straight from the bytes where they are plain UTF-8 JSON (no ``str`` of
+    the whole is made), else by ``json.loads`` of the text, for its value or its error."""
+    value = _msgspec_value(data) if _plain_utf8(data) else None
+    if value is None:
+        value = _json_value(data, label)
+    if not isinstance(value, dict):
+        raise Failure(at(label, f"expected a JSON object, got {_json_kind(value)}"))
+    return value
+
+
+def _msgspec_value(data: bytes) -> object:
+    """``json.loads`` of ``data``'s text, or ``None`` where msgspec refuses it (it refuses
+    what ``json.loads`` takes besides JSON: ``NaN``, a lone surrogate, an integer of more
+    than 4,300 digits, ``1e400``; and what is no JSON)."""
+    import msgspec
+
+    try:
+        return msgspec.json.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
+def _json_value(data: bytes, label: str) -> object:
     text = decode_utf8(data, label)
     try:
-        value = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}" if "\n" in text else f"column {exc.colno}"
         # some of json's messages end with "at" ("Unterminated string starting at")
@@ -213,9 +237,6 @@ def parse_json_document(data: bytes, label: str) -> dict[str, Any]:
         raise Failure(at(label, "invalid JSON: nested too deeply")) from exc
     except ValueError as exc:  # a number of more digits than int() takes
         raise Failure(at(label, f"invalid JSON: {exc}")) from exc
-    if not isinstance(value, dict):
-        raise Failure(at(label, f"expected a JSON object, got {_json_kind(value)}"))
-    return value
 
 
 class JsonText:
@@ -231,6 +252,32 @@ class JsonText:
 
     def parse(self) -> dict[str, Any]:
         return parse_json_document(self.data, self.label)
+
+    def text(self) -> str | bytes:
+        """The JSON text for ``read_json``: the bytes themselves when they are plain
+        UTF-8 (:func:`_plain_utf8`), so that no ``str`` of the whole is made; else the
+        text, decoded as :func:`parse_json_document` decodes it (failing as it does)."""
+        return self.data if _plain_utf8(self.data) else decode_utf8(self.data, self.label)
+
+
+def _plain_utf8(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8 that ``json.loads`` reads as such: no byte order mark,
+    no NUL among the first 4 bytes (by which it would take them for UTF-16 or UTF-32);
+    checked a MiB at a time."""
+    if b"\x00" in data[:4] or data.startswith(b"\xef\xbb\xbf"):
+        return False
+    if data.isascii():
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    step = 1 << 20
+    try:
+        for start in range(0, len(data), step):
+            decoder.decode(view[start : start + step])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _json_kind(value: object) -> str:

@@ -14,6 +14,8 @@ final rendering.
 from __future__ import annotations
 
 import itertools
+import os
+import stat
 import sys
 from collections.abc import Callable, Iterable
 from typing import IO, TYPE_CHECKING, Final
@@ -94,38 +96,113 @@ def load_input(
     """The document to process (a stream merged into one response) and the stream's
     problems (none for a single response).
 
+    A recorded stream is read from the file piece by piece as it is merged (only the
+    event being read and the merged answer are held); one response is read whole.
     ``live``: the command may show the text as it arrives (``render`` to stdout).
     """
-    from grounding_protos._sources.parse import detect
-
     if options.type_name is not None:  # --type: one message, never a stream
         return load_document(options, read_input(path), label), []
+    stream = open_input(path)
+    try:
+        return _load(options, stream, path, label, live=live)
+    finally:
+        if path not in (None, "-"):
+            stream.close()
+
+
+def _load(
+    options: Options, stream: IO[bytes], path: str | None, label: str, *, live: bool
+) -> tuple[object, list[Problem]]:
+    from grounding_protos._sources.bedrock.eventstream import PRELUDE, is_eventstream
+    from grounding_protos._sources.parse import detect
+
+    _check_size(stream, label)
+    head = b""
     if live and path in (None, "-") and _isatty(sys.stdout):
-        stream = open_input(path)
         head = _first_lines(stream, label)
         if detect(head.decode("utf-8", "replace")) == "sse":
             return _merge(options, lambda: _sse_items(head, stream, label), label, echo=True)
-        from grounding_protos._sources.bedrock.eventstream import PRELUDE, is_eventstream
-
-        while len(head) < PRELUDE and (more := stream.read(PRELUDE - len(head))):
-            head += more  # (a prelude's bytes may hold a line end)
+        head += _read_head(stream, PRELUDE - len(head), label)  # (a prelude may hold a line end)
         if is_eventstream(head):  # a raw AWS event stream (Bedrock), as it arrives
             pieces = _binary_pieces(head, stream, label)
             return _merge(options, lambda: _eventstream_items(pieces), label, echo=True)
-        data = head + read_limited(stream, label)
-        if LIMITS.input and len(data) > LIMITS.input:
-            raise too_large(label)
-    else:
-        data = read_input(path)
-    if is_stream(data):
+    head += _read_head(stream, _HEAD * 4 - len(head), label)
+    if is_stream(head):  # read as it is merged
         from grounding_protos._sources.parse import recorded_chunks
 
-        return _merge(options, lambda: recorded_chunks(data), label)
-    from grounding_protos._sources.bedrock.eventstream import is_eventstream
+        source = _Pieces(head, stream, label)
+        return _merge(options, lambda: recorded_chunks(source), label)
+    if is_eventstream(head):  # a raw AWS event stream (Bedrock)
+        pieces = _binary_pieces(head, stream, label)
+        return _merge(options, lambda: _eventstream_items(pieces), label)
+    return load_document(options, _rest(head, stream, label), label), []
 
-    if is_eventstream(data):  # a raw AWS event stream (Bedrock)
-        return _merge(options, lambda: _eventstream_items([data]), label)
-    return load_document(options, data, label), []
+
+def _rest(head: bytes, stream: IO[bytes], label: str) -> bytes:
+    """The whole input, of which ``head`` was read: read again from its start where
+    the file can seek (one copy of the bytes, not two), within the input limit."""
+    try:
+        again = stream.seekable() and stream.seek(-len(head), os.SEEK_CUR) >= 0
+    except (OSError, ValueError, AttributeError):
+        again = False
+    if again:
+        return _reading(label, read_limited, stream, label)
+    data = head + _reading(label, read_limited, stream, label)
+    if LIMITS.input and len(data) > LIMITS.input:
+        raise too_large(label)
+    return data
+
+
+def _check_size(stream: IO[bytes], label: str) -> None:
+    """A regular file past the input limit is refused before it is read."""
+    if not LIMITS.input:
+        return
+    try:
+        descriptor = stream.fileno()
+        status = os.fstat(descriptor)
+        left = status.st_size - os.lseek(descriptor, 0, os.SEEK_CUR)
+    except (OSError, ValueError, AttributeError):  # no descriptor (a test's BytesIO), a pipe
+        return
+    if stat.S_ISREG(status.st_mode) and left > LIMITS.input:
+        raise too_large(label)
+
+
+def _reading(label: str, read: Callable[..., bytes], *args: object) -> bytes:
+    """``read(*args)``, an ``OSError`` of reading as a failure."""
+    try:
+        return read(*args)
+    except OSError as exc:
+        raise Failure(f"cannot read {label!r}: {exc.strerror or exc}") from exc
+
+
+def _read_head(stream: IO[bytes], size: int, label: str) -> bytes:
+    """The next ``size`` bytes of ``stream`` (fewer at its end)."""
+    head = b""
+    while len(head) < size and (more := _reading(label, stream.read, size - len(head))):
+        head += more
+    return head
+
+
+class _Pieces:
+    """The input as a binary file for ``recorded_chunks``: what was read to tell its
+    format, then the rest in pieces as ``read`` asks for them, refused past the input
+    limit."""
+
+    def __init__(self, head: bytes, stream: IO[bytes], label: str) -> None:
+        self.head = head
+        self.stream = stream
+        self.label = label
+        self.size = 0
+
+    def read(self, size: int = -1) -> bytes:
+        if self.head:
+            piece, self.head = self.head, b""
+        else:
+            piece = _reading(self.label, self.stream.read, size)
+        self.size += len(piece)
+        if LIMITS.input and self.size > LIMITS.input:
+            raise too_large(self.label)
+        return piece
 
 
 def load_line(options: Options, raw: bytes) -> tuple[object, list[Problem]]:

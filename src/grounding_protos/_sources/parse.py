@@ -7,6 +7,7 @@ specification says) or a JSON array of responses (``streamGenerateContent`` with
 ``alt=sse``), as ``str``, ``bytes`` or a text or binary file. Events are numbered
 from 1 in the order they arrive; every error names the number.
 
+A file is read in pieces and decoded as they come: only the event being read is held.
 An input that ends inside an event (no blank line after the last ``data:`` line, or
 a JSON array without its ``]``) is a truncated recording: what decodes is kept,
 and a last fragment that does not decode is reported as :class:`Truncated` instead
@@ -15,10 +16,12 @@ of raising, so that an interrupted stream still gives what arrived.
 
 from __future__ import annotations
 
+import codecs
+import itertools
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import IO, Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, Protocol
 
 from grounding_protos._exceptions import StreamError
 from grounding_protos._quote import excerpt, shown
@@ -48,6 +51,12 @@ class Truncated(NamedTuple):
 
 
 Item = Chunk | Truncated
+
+
+class Readable(Protocol):
+    """A file, binary or text, as far as it is read here."""
+
+    def read(self, size: int, /) -> Any: ...
 
 
 def detect(head: str) -> Format | None:
@@ -119,7 +128,9 @@ class SSEParser:
             lines.pop()
         for line in lines:
             if line:
-                if not line.startswith(":"):
+                if line.startswith("data: "):  # most lines: one copy of the data, not two
+                    self._data.append(line[6:])
+                elif not line.startswith(":"):
                     name, colon, value = line.partition(":")
                     if colon and value.startswith(" "):
                         value = value[1:]
@@ -241,6 +252,50 @@ def _shown(data: str, limit: int = 80) -> str:
 
 # --- JSON arrays of responses -----------------------------------------------------------
 
+PIECE = 1 << 16
+"""How much of a file is read at a time (bytes), and the least text a buffer grows by."""
+_NEAR_END = 16  # a JSON error this close to the end of the text read may be a cut
+
+
+class _Text:
+    """Text that arrives in pieces, held from the first character not yet consumed:
+    ``text`` is the text held, ``base`` how many characters came before it, ``done``
+    whether no piece is left (one piece is read ahead to know it)."""
+
+    def __init__(self, pieces: Iterator[str]) -> None:
+        self._pieces = pieces
+        self._next = next(pieces, None)
+        self.text = ""
+        self.base = 0
+        self.done = self._next is None
+
+    def more(self, position: int) -> int:
+        """Drop the text before ``position`` and add at least as much as is held (so
+        that re-reading an element that grows costs linear time); ``position``'s new
+        place."""
+        kept = self.text[position:]
+        self.base += position
+        added: list[str] = [kept]
+        size = 0
+        while self._next is not None and size < max(PIECE, len(kept)):
+            added.append(self._next)
+            size += len(self._next)
+            self._next = next(self._pieces, None)
+        self.done = self._next is None
+        self.text = "".join(added)
+        return 0
+
+    def skip(self, position: int) -> int:
+        """The position of the first character from ``position`` on that is not
+        whitespace (the end of the text only when it is done)."""
+        while True:
+            text = self.text
+            while position < len(text) and text[position] in _WHITESPACE:
+                position += 1
+            if position < len(text) or self.done:
+                return position
+            position = self.more(position)
+
 
 def json_array_chunks(text: str) -> Iterator[Item]:
     """The elements of a JSON array of responses, decoded one at a time.
@@ -249,137 +304,194 @@ def json_array_chunks(text: str) -> Iterator[Item]:
         StreamError: text that is not a JSON array, or an element that is malformed
             (other than the last, cut short).
     """
-    position = _skip(text, 0)
-    if not text.startswith("[", position):
+    return _array_chunks(iter([text]))
+
+
+def _array_chunks(pieces: Iterator[str]) -> Iterator[Item]:
+    """:func:`json_array_chunks` of text given in pieces cut anywhere: an element is
+    decoded once the text read holds all of it, and the text before it is dropped, so
+    only the element being read is held. Errors name characters of the whole text."""
+    source = _Text(pieces)
+    position = source.skip(0)
+    if not source.text.startswith("[", position):
         raise StreamError("expected a JSON array of responses", event=None)
-    position = _skip(text, position + 1)
+    position = source.skip(position + 1)
     number = 0
-    if text.startswith("]", position):
-        _end(text, position + 1)
+    if source.text.startswith("]", position):
+        _end(source, position + 1)
         return
     while True:
         number += 1
-        if position >= len(text):
+        if position >= len(source.text):
             yield Truncated(number - 1, "the recording ends before the JSON array's ']'")
             return
         try:
-            value, position = _DECODER.raw_decode(text, position)
+            value, position = _element(source, position)
         except json.JSONDecodeError as exc:
-            if _skip(text, exc.pos) >= len(text):  # cut short inside the element
+            at = source.base + exc.pos
+            if source.skip(exc.pos) >= len(source.text):  # cut short inside the element
                 yield Truncated(number, f"the recording ends inside element {number}")
                 return
             raise StreamError(
-                f"malformed JSON in element {number}: {_json_message(exc)} at character {exc.pos}",
+                f"malformed JSON in element {number}: {_json_message(exc)} at character {at}",
                 event=number,
             ) from exc
         except (RecursionError, ValueError) as exc:
             raise StreamError(f"malformed JSON: {exc}", event=number) from exc
         yield Chunk(number, value)
-        position = _skip(text, position)
-        if text.startswith(",", position):
-            position = _skip(text, position + 1)
-        elif text.startswith("]", position):
-            _end(text, position + 1)
+        position = source.skip(position)
+        if source.text.startswith(",", position):
+            position = source.skip(position + 1)
+        elif source.text.startswith("]", position):
+            _end(source, position + 1)
             return
-        elif position >= len(text):
+        elif position >= len(source.text):
             yield Truncated(number, "the recording ends before the JSON array's ']'")
             return
         else:
             raise StreamError(
-                f"expected ',' or ']' after element {number} at character {position}",
+                f"expected ',' or ']' after element {number} at character {source.base + position}",
                 event=number,
             )
 
 
-def _skip(text: str, position: int) -> int:
-    while position < len(text) and text[position] in _WHITESPACE:
-        position += 1
-    return position
+def _element(source: _Text, position: int) -> tuple[object, int]:
+    """The JSON value at ``position`` and the position after it, reading more text
+    while the value may go on past the text read (a string or an object not closed, a
+    number that ends where the text does); once the text is done, as ``raw_decode``
+    gives them.
+
+    Raises:
+        json.JSONDecodeError: the value is malformed, or cut short by the end.
+    """
+    while True:
+        text = source.text
+        try:
+            value, end = _DECODER.raw_decode(text, position)
+        except json.JSONDecodeError as exc:
+            cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(text) - _NEAR_END
+            if source.done or not cut:
+                raise
+        else:
+            if end < len(text) or source.done:
+                return value, end
+        position = source.more(position)
 
 
-def _end(text: str, position: int) -> None:
-    if _skip(text, position) != len(text):
-        raise StreamError(f"extra data after the JSON array at character {position}", event=None)
+def _end(source: _Text, position: int) -> None:
+    """Nothing but whitespace after the array's ``]`` (at ``position``)."""
+    after = source.base + position
+    if source.skip(position) != len(source.text):
+        raise StreamError(f"extra data after the JSON array at character {after}", event=None)
 
 
 # --- Whole recordings ------------------------------------------------------------------
 
 
-def recorded_chunks(source: str | bytes | bytearray | memoryview | IO[Any]) -> Iterator[Item]:
+def recorded_chunks(source: str | bytes | bytearray | memoryview | Readable) -> Iterator[Item]:
     """The events of a whole recorded stream (SSE, a JSON array, or one JSON response).
 
-    A file is read line by line when it holds SSE, so events are decoded as they
-    arrive (a pipe, a socket's file); a JSON array is read whole.
+    A file is read in pieces of at most :data:`PIECE` bytes (``read``), decoded as they
+    come, and its events are decoded as they are complete (a pipe, a socket's file), so
+    that a recording is never held whole: only the event being read (one JSON response
+    is read whole).
 
     >>> sse = 'data: {"a": 1}\\r\\n\\r\\n: ping\\r\\ndata: {"a": 2}\\n\\n'
     >>> [c.value for c in recorded_chunks(sse)]
     [{'a': 1}, {'a': 2}]
 
     Raises:
-        StreamError: the input is none of these formats, or an event is not JSON.
+        StreamError: the input is none of these formats, an event is not JSON, or a
+            file is not UTF-8.
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
         source = _decode(bytes(source))
     if isinstance(source, str):
-        return _text_chunks(source.removeprefix("\ufeff"))
-    return _file_chunks(source)
+        return _text_chunks(iter([source]))
+    return _text_chunks(_file_pieces(source))
 
 
-def _text_chunks(text: str) -> Iterator[Item]:
-    fmt = detect(text[:64])
+def _text_chunks(pieces: Iterator[str]) -> Iterator[Item]:
+    """The events of text in pieces, whose first characters tell the format (read here,
+    so that a text of no known format fails at once)."""
+    head: list[str] = []
+    seen = 0  # characters from the first that is not whitespace on
+    for piece in pieces:
+        head.append(piece)
+        seen = seen + len(piece) if seen else len(piece.lstrip(_WHITESPACE + "\ufeff"))
+        if seen >= 64:
+            break
+    first = "".join(head).removeprefix("\ufeff")
+    start = len(first) - len(first.lstrip(_WHITESPACE))
+    fmt = detect(first[: start + 64])
+    rest = itertools.chain([first] if first else [], pieces)
     if fmt == "json-array":
-        return json_array_chunks(text)
+        return _array_chunks(rest)
     if fmt == "json":
+        text = "".join(rest)
         return iter([Chunk(1, decode_json(1, text))])
     if fmt == "sse":
-        return sse_chunks([text])
+        return sse_chunks(_line_pieces(rest))
     raise StreamError(
         f"not a recorded stream: expected SSE ('data: {{...}}' lines) or a JSON array, "
-        f"got {_shown(text[:40])}",
+        f"got {_shown(first[:40])}",
         event=None,
     )
 
 
-def _file_chunks(stream: IO[Any]) -> Iterator[Item]:
-    lines = _lines(stream)
-    head: list[str] = []
-    for line in lines:  # the first line that is not blank says which format this is
-        head.append(line)
-        if line.strip(_WHITESPACE + "\ufeff"):
-            break
-    if head:
-        head[0] = head[0].removeprefix("\ufeff")
-    first = "".join(head)
-    if detect(first) == "sse":
-        return sse_chunks(_chain(head, lines))
-    return _text_chunks(first + "".join(lines))
+def _line_pieces(pieces: Iterator[str]) -> Iterator[str]:
+    """Text in pieces, cut after line ends (the text after the last line end of a piece
+    goes with the next), so that the SSE parser sees whole lines; the last piece as
+    it is."""
+    held: list[str] = []
+    piece = next(pieces, None)
+    while piece is not None:
+        following = next(pieces, None)
+        cut = len(piece) if following is None else max(piece.rfind("\n"), piece.rfind("\r")) + 1
+        if cut:
+            held.append(piece[:cut])
+            yield "".join(held)
+            held = []
+        if cut < len(piece):
+            held.append(piece[cut:])
+        piece = following
+    if held:
+        yield "".join(held)
 
 
-def _lines(stream: IO[Any]) -> Iterator[str]:
-    number = 0
-    for raw in stream:
-        number += 1
-        if isinstance(raw, str):
-            yield raw
+def _file_pieces(stream: Readable) -> Iterator[str]:
+    """A file's text in pieces of at most :data:`PIECE` bytes (or characters), bytes
+    decoded as UTF-8 as they come."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    read = stream.read
+    position = 0  # bytes read before the piece
+    while piece := read(PIECE):
+        if isinstance(piece, str):
+            yield piece
             continue
+        held = len(decoder.getstate()[0])
         try:
-            yield bytes(raw).decode("utf-8")
+            text = decoder.decode(piece)
         except UnicodeDecodeError as exc:
-            raise StreamError(
-                f"line {number} is not UTF-8 (byte {exc.start} of the line)", event=None
-            ) from exc
+            raise _not_utf8(exc, position - held) from exc
+        position += len(piece)
+        if text:
+            yield text
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(exc, position - len(exc.object)) from exc
 
 
-def _chain(head: list[str], rest: Iterator[str]) -> Iterator[str]:
-    yield from head
-    yield from rest
+def _not_utf8(exc: UnicodeDecodeError, base: int) -> StreamError:
+    return StreamError(f"the stream is not UTF-8: {exc.reason} at byte {base + exc.start}")
 
 
 def _decode(data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise StreamError(f"the stream is not UTF-8: {exc.reason} at byte {exc.start}") from exc
+        raise _not_utf8(exc, 0) from exc
 
 
 def _json_message(exc: json.JSONDecodeError) -> str:

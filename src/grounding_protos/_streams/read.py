@@ -68,9 +68,8 @@ def _is_response(obj: object) -> bool:
 
 def stream_items(stream: object) -> Iterator[Item]:
     """The numbered chunks of any stream input (see ``read_stream``)."""
-    if isinstance(stream, os.PathLike):  # a recording's path: its bytes
-        with open(stream, "rb") as recording:
-            stream = recording.read()
+    if isinstance(stream, os.PathLike):  # a recording's path: read as it is merged
+        return _path_items(stream)
     if isinstance(stream, (bytes, bytearray, memoryview)) and aws.is_eventstream(
         bytes(stream[: aws.PRELUDE])
     ):  # a raw AWS event stream body (Bedrock)
@@ -94,6 +93,12 @@ def stream_items(stream: object) -> Iterator[Item]:
             f"of type {type(stream).__module__}.{type(stream).__qualname__}"
         )
     return _iterable_items(iter(stream))
+
+
+def _path_items(path: os.PathLike[Any]) -> Iterator[Item]:
+    """The numbered chunks of a recording's file, read in pieces (``recorded_chunks``)."""
+    with open(path, "rb") as recording:
+        yield from stream_items(recording)
 
 
 _BYTES = (bytes, bytearray, memoryview)

@@ -76,17 +76,32 @@ _RESPONSE_TARGETS = {**{n: c for n, c in _RESPONSE_KEYS}, **{c: c for _, c in _R
 # --- One candidate -----------------------------------------------------------------------
 
 
-class _TextPart:
-    """A text part being assembled from fragments (joined only when read)."""
+_BLOCK = 4096  # fragments joined into one block of text as they come
 
-    __slots__ = ("fragments", "thought")
+
+class _TextPart:
+    """A text part being assembled from fragments (joined only when read). Every
+    ``_BLOCK`` fragments are joined as they come, so that a long stream's part holds
+    a few large blocks, not one small string per chunk (freed at the end, small
+    strings leave the memory they took scattered, and the process keeps it)."""
+
+    __slots__ = ("blocks", "fragments", "thought")
 
     def __init__(self, fragment: str, thought: bool) -> None:
+        self.blocks: list[str] = []
         self.fragments = [fragment]
         self.thought = thought
 
+    def add(self, fragment: str) -> None:
+        fragments = self.fragments
+        fragments.append(fragment)
+        if len(fragments) >= _BLOCK:
+            self.blocks.append("".join(fragments))
+            fragments.clear()
+
     def merged(self) -> dict[str, Any]:
-        text = self.fragments[0] if len(self.fragments) == 1 else "".join(self.fragments)
+        pieces = self.blocks + self.fragments if self.blocks else self.fragments
+        text = pieces[0] if len(pieces) == 1 else "".join(pieces)
         return {"text": text, "thought": True} if self.thought else {"text": text}
 
 
@@ -157,7 +172,7 @@ class Candidate:
                     continue
                 last = self.open_part
                 if position == 0 and last is not None and last.thought is thought:
-                    last.fragments.append(text)
+                    last.add(text)
                 else:
                     self.open_part = last = _TextPart(text, thought)
                     self.parts.append(last)
@@ -527,7 +542,7 @@ class Merger:
                     state.role = role
                 last = state.open_part  # Candidate.add: a continued or a new text part
                 if last is not None and last.thought is False:
-                    last.fragments.append(text)
+                    last.add(text)
                 else:
                     state.open_part = last = _TextPart(text, False)
                     state.parts.append(last)
