@@ -23,7 +23,9 @@ offsets are:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+import msgspec
 
 from grounding_protos._core.model import (
     Citation,
@@ -35,6 +37,43 @@ from grounding_protos._core.model import (
 from grounding_protos._offsets import _walk_chars_to_bytes
 
 _CONTINUATION = bytes(1 if 0x80 <= b < 0xC0 else 0 for b in range(256))
+
+T = TypeVar("T")
+
+# what a declared decode or conversion raises for an input that is not its shape (a
+# RecursionError: nesting past msgspec's depth); the tolerant reader says what is wrong
+_NOT_THE_SHAPE = (msgspec.DecodeError, msgspec.ValidationError, TypeError, ValueError,
+                  RecursionError)  # fmt: skip
+
+
+class Codec(Generic[T]):
+    """A declared shape's way in: :meth:`decode` from JSON text, :meth:`convert` from a
+    dict, each ``None`` when the input is not the shape (invalid JSON, a field it does
+    not declare or of another type), so that it goes the tolerant way.
+
+    >>> class Point(msgspec.Struct):
+    ...     x: int
+    >>> codec = Codec(Point)
+    >>> codec.decode('{"x": 1}'), codec.decode('{"x": "1"}'), codec.convert({"x": 2})
+    (Point(x=1), None, Point(x=2))
+    """
+
+    def __init__(self, shape: type[T]) -> None:
+        self.shape = shape
+        self._decoder = msgspec.json.Decoder(shape)
+
+    def decode(self, data: str | bytes) -> T | None:
+        try:
+            return self._decoder.decode(data)
+        except _NOT_THE_SHAPE:
+            return None
+
+    def convert(self, obj: object) -> T | None:
+        try:
+            return msgspec.convert(obj, self.shape)
+        except _NOT_THE_SHAPE:
+            return None
+
 
 Span = tuple[int, int, str | None, tuple[Source, ...], tuple[float, ...], int | None, str]
 """A span in whole-text UTF-8 bytes (characters for :func:`place_chars`): start, end,

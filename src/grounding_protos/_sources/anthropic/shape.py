@@ -35,6 +35,7 @@ from typing import Any
 
 import msgspec
 
+from grounding_protos._core.fast import Codec
 from grounding_protos._core.model import Citation, Grounded, SharedText, Source, new_citation
 from grounding_protos._sources.anthropic.reader import source_of, source_values
 
@@ -98,25 +99,13 @@ UNIT: None = None
 """What a ``unit=`` of ``read`` must be for the fast path (``_citations.fast``): none,
 since the spans are whole blocks, for which any ``unit`` is an error."""
 
-_decoder = msgspec.json.Decoder(Message)
+_codec = Codec(Message)
+decode = _codec.decode
+"""The declared message in JSON text, or ``None`` when the text is not one (invalid
+JSON, another shape, a field it does not declare or of another type)."""
+convert = _codec.convert
+"""The declared message a JSON dict is, or ``None``."""
 _WEB = "web_search_result_location"
-
-
-def decode(data: str | bytes) -> Message | None:
-    """The declared message in JSON text, or ``None`` when the text is not one
-    (invalid JSON, another shape, a field it does not declare or of another type)."""
-    try:
-        return _decoder.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-        return None  # (RecursionError: nesting past msgspec's depth; read the tolerant way)
-
-
-def convert(obj: dict[str, Any]) -> Message | None:
-    """The declared message a JSON dict is, or ``None``."""
-    try:
-        return msgspec.convert(obj, Message)
-    except (msgspec.ValidationError, TypeError, ValueError, RecursionError):
-        return None
 
 
 def grounded(message: Message, candidate: int) -> Grounded | None:

@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from grounding_protos._core.fast import Span, place_chars
+from grounding_protos._core.fast import Codec, Span, place_chars
 from grounding_protos._core.model import Grounded, SearchInfo, Source, new_source
 from grounding_protos._offsets import Unit
 
@@ -60,15 +60,6 @@ class Content(_Shape):
     annotations: list[Annotation] | None = None
 
 
-class Item(_Shape):
-    """An ``output`` item (``message``, ``web_search_call``, ``reasoning``, ...)."""
-
-    type: str | None = None
-    phase: str | None = None
-    content: list[Content] | None = None
-    action: Any = None  # a web search call's: converted to Action when read
-
-
 class Found(_Shape):
     """A source in a web search call's ``action.sources``."""
 
@@ -83,6 +74,15 @@ class Action(_Shape):
     sources: list[Found] | None = None
 
 
+class Item(_Shape):
+    """An ``output`` item (``message``, ``web_search_call``, ``reasoning``, ...)."""
+
+    type: str | None = None
+    phase: str | None = None
+    content: list[Content] | None = None
+    action: Action | None = None  # a web search call's
+
+
 class Response(_Shape):
     """A ``Response``: ``output`` and ``status`` are all of it the reader reads."""
 
@@ -90,24 +90,11 @@ class Response(_Shape):
     status: str | None = None
 
 
-_decoder = msgspec.json.Decoder(Response)
-_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, TypeError, ValueError, RecursionError)
-
-
-def decode(data: str | bytes) -> Response | None:
-    """The declared response in JSON text, or ``None`` when the text is not one."""
-    try:
-        return _decoder.decode(data)
-    except _ERRORS:
-        return None
-
-
-def convert(obj: dict[str, Any]) -> Response | None:
-    """The declared response a JSON dict is, or ``None``."""
-    try:
-        return msgspec.convert(obj, Response)
-    except _ERRORS:
-        return None
+_codec = Codec(Response)
+decode = _codec.decode
+"""The declared response in JSON text, or ``None`` when the text is not one."""
+convert = _codec.convert
+"""The declared response a JSON dict is, or ``None``."""
 
 
 def grounded(response: Response, candidate: int) -> Grounded | None:
@@ -202,22 +189,16 @@ def grounded(response: Response, candidate: int) -> Grounded | None:
 _FILES = frozenset({"file_citation", "file_path", "container_file_citation"})
 
 
-def _web_search(action: object, queries: list[str], whole: list[Source]) -> bool:
+def _web_search(action: Action | None, queries: list[str], whole: list[Source]) -> bool:
     """A web search call's queries and sources (``reader._web_search``), or ``False``
     when it holds something the tolerant reader reports."""
     if action is None:
         return True
-    if type(action) is not dict:
-        return False
-    try:
-        declared = msgspec.convert(action, Action)
-    except _ERRORS:
-        return False
-    query = declared.query
+    query = action.query
     if query:
         queries.append(query)
-    queries.extend(q for q in declared.queries or () if q)
-    for found in declared.sources or ():
+    queries.extend(q for q in action.queries or () if q)
+    for found in action.sources or ():
         url, kind = found.url, found.type
         if url is None and kind is not None and kind != "url":
             named = found.name if isinstance(found.name, str) and found.name else None

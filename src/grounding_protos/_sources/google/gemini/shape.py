@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from grounding_protos._core.fast import Span, place
+from grounding_protos._core.fast import Codec, Span, place
 from grounding_protos._core.model import Grounded, SearchInfo, Source, new_source
 from grounding_protos._offsets import Unit
 
@@ -132,24 +132,12 @@ UNIT: Unit = "byte"
 TOP_LEVEL = frozenset(f.encode_name for f in msgspec.structs.fields(Response))
 """The top-level keys a declared response may have (camelCase)."""
 
-_decoder = msgspec.json.Decoder(Response)
-
-
-def decode(data: str | bytes) -> Response | None:
-    """The declared response in JSON text, or ``None`` when the text is not one
-    (invalid JSON, another shape, a field it does not declare or of another type)."""
-    try:
-        return _decoder.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-        return None  # (RecursionError: nesting past msgspec's depth; read the tolerant way)
-
-
-def convert(obj: dict[str, Any]) -> Response | None:
-    """The declared response a REST JSON dict is (camelCase), or ``None``."""
-    try:
-        return msgspec.convert(obj, Response)
-    except (msgspec.ValidationError, TypeError, ValueError, RecursionError):
-        return None
+_codec = Codec(Response)
+decode = _codec.decode
+"""The declared response in JSON text, or ``None`` when the text is not one (invalid
+JSON, another shape, a field it does not declare or of another type)."""
+convert = _codec.convert
+"""The declared response a REST JSON dict is (camelCase), or ``None``."""
 
 
 def grounded(response: Response, candidate: int) -> Grounded | None:
