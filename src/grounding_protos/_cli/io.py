@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import codecs
 import contextlib
 import json
 import os
@@ -254,30 +253,20 @@ class JsonText:
         return parse_json_document(self.data, self.label)
 
     def text(self) -> str | bytes:
-        """The JSON text for ``read_json``: the bytes themselves when they are plain
-        UTF-8 (:func:`_plain_utf8`), so that no ``str`` of the whole is made; else the
-        text, decoded as :func:`parse_json_document` decodes it (failing as it does)."""
+        """The JSON text for ``read_json``: the bytes themselves when they are to be read
+        as UTF-8 (:func:`_plain_utf8`; ``read_json`` refuses them if they are not), so
+        that no ``str`` of the whole is made; else the text, decoded as
+        :func:`parse_json_document` decodes it (failing as it does)."""
         return self.data if _plain_utf8(self.data) else decode_utf8(self.data, self.label)
 
 
 def _plain_utf8(data: bytes) -> bool:
-    """Whether ``data`` is UTF-8 that ``json.loads`` reads as such: no byte order mark,
-    no NUL among the first 4 bytes (by which it would take them for UTF-16 or UTF-32);
-    checked a MiB at a time."""
-    if b"\x00" in data[:4] or data.startswith(b"\xef\xbb\xbf"):
-        return False
-    if data.isascii():
-        return True
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    view = memoryview(data)
-    step = 1 << 20
-    try:
-        for start in range(0, len(data), step):
-            decoder.decode(view[start : start + step])
-        decoder.decode(b"", final=True)
-    except UnicodeDecodeError:
-        return False
-    return True
+    """Whether ``json.loads`` would read ``data`` as UTF-8, as msgspec does: no byte
+    order mark, no NUL among the first 4 bytes (by which it would take them for UTF-16
+    or UTF-32). Whether they are valid UTF-8, msgspec checks as it decodes (it refuses
+    an invalid sequence, a surrogate or an overlong form), and what it refuses is
+    decoded here as before, for its error."""
+    return b"\x00" not in data[:4] and not data.startswith(b"\xef\xbb\xbf")
 
 
 def _json_kind(value: object) -> str:
