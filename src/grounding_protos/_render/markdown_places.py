@@ -46,6 +46,7 @@ markers (with the spaces and line breaks some of them bring) gives it back exact
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 import warnings
 from collections.abc import Sequence
@@ -108,6 +109,18 @@ class _Found:
         # last line's end, the position after the block)
         self.html: list[tuple[int, int, int]] = []
         self.opens_with_text = False  # the text starts with a paragraph's text
+        # the blocks of both readings, (first line's start, last line's end), by start,
+        # and how far any of them up to each one reaches (for the outermost around a point)
+        self.regions: list[tuple[int, int]] = []
+        self.reach: list[int] = []
+
+    def outermost(self, first: int, own_line: bool) -> int | None:
+        """The start of the first block (of either reading) that starts before ``first``
+        and goes on past it (or ends there, for a marker not on a line of its own)."""
+        i = bisect.bisect_left(self.reach, first + 1 if own_line else first)
+        if i < len(self.regions) and self.regions[i][0] < first:
+            return self.regions[i][0]
+        return None
 
 
 def markdown_places(text: str, positions: Sequence[int]) -> list[Place] | None:
@@ -154,14 +167,7 @@ def _place(src: str, found: _Found, q: int) -> Place:
     # still inside a block of either reading goes before the outermost such block.
     first = place[0]
     own_line = place[1].startswith("\n")  # written on a line after ``first``'s line
-    regions = [(a, b) for a, b, _ in found.html] + [(a, b) for a, b, _, _ in found.blocks]
-    while True:
-        outer = min(
-            (a for a, b in regions if a < first < b or (first == b and not own_line)),
-            default=None,
-        )
-        if outer is None:
-            break
+    while (outer := found.outermost(first, own_line)) is not None:
         first = outer
     if first == place[0]:
         return place
@@ -296,6 +302,8 @@ def _constructs(src: str) -> _Found:
     found.blocks.sort()
     found.inline.sort()
     found.reaches.sort()
+    found.regions = sorted([(a, b) for a, b, _ in found.html] + [b[:2] for b in found.blocks])
+    found.reach = list(itertools.accumulate((b for _, b in found.regions), max))
     return found
 
 
