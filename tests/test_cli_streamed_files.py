@@ -20,6 +20,7 @@ stream events, with German, Japanese, Arabic and astral text before every span.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 from collections.abc import Sequence
@@ -153,11 +154,11 @@ def test_an_error_names_the_byte_of_the_whole_file(end: str) -> None:
     bad = b"\xe6\x9d\xff"
     data = sse([{"a": "東京"}], [end], False).encode() + b'data: {"b": "' + bad + b'"}\n\n'
     for cuts in ([], list(range(len(data))), [len(data) - 9, len(data) - 8]):
-        with pytest.raises(Exception, match=r"the stream is not UTF-8: .* at byte (\d+)") as info:
+        with pytest.raises(StreamError, match=r"the stream is not UTF-8: .* at byte (\d+)") as info:
             list(recorded_chunks(Pieces(data, cuts)))
         assert f"at byte {data.index(bad)}" in str(info.value)
     good = sse([{"a": "東京"}], [end], False).encode() + b'data: {"c": "\xe6\x9d'
-    with pytest.raises(Exception, match=f"unexpected end of data at byte {len(good) - 2}$"):
+    with pytest.raises(StreamError, match=f"unexpected end of data at byte {len(good) - 2}$"):
         list(recorded_chunks(Pieces(good, [len(good) - 1])))
 
 
@@ -364,3 +365,24 @@ def test_a_document_is_what_json_loads_gives(
     except cli_io.Failure:
         got = "error"
     assert repr(got) == repr(expected)  # (repr: NaN is not equal to itself)
+
+
+_HEADS = st.sampled_from([b"", b"data: ", b'data: {"candidates": [', b"[", b'[{"candidates": ',
+                          b"\xef\xbb\xbf[", b"event: x\r\ndata: ", b"\xff\xfe[\x00"])  # fmt: skip
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(_HEADS, st.binary(max_size=300), st.sampled_from([b"", b"\n\n", b"]"]))
+def test_a_damaged_recording_file_is_a_typed_error(
+    tmp_path: Path, head: bytes, body: bytes, tail: bytes
+) -> None:
+    """Whatever bytes a recording's file holds, ``read_stream`` of its path reads it or
+    raises the package's own error, never another exception."""
+    from grounding_protos import GroundingProtosError
+
+    path = tmp_path / "damaged.sse"
+    path.write_bytes(head + body + tail)
+    with contextlib.suppress(GroundingProtosError):
+        read_stream(path)
