@@ -1,19 +1,23 @@
 """Peak memory of ``grounding-protos`` on large recorded files; prints ratios measured
 in this one run (issue 34: "The CLI streams from files").
 
-Run: ``PYTHONPATH=src python benchmarks/cli_memory.py [--chunk-text 400]`` (about 5
+Run: ``PYTHONPATH=src python benchmarks/cli_memory.py [--chunk-text 400]`` (about 7
 minutes). Not a test: the goals are printed next to the figures, nothing fails.
 
-Four files are written to a temporary folder, piece by piece (this process never
+Five files are written to a temporary folder, piece by piece (this process never
 holds one whole):
 
 - a Gemini ``streamGenerateContent?alt=sse`` recording of about 100 MB: mixed-script
-  text (German, Japanese, Arabic, emoji and other astral characters), about
+  text (German, Japanese, Arabic, emoji and other astral characters) laid out as
+  answers are (paragraphs of a few sentences between blank lines, now and then a
+  heading or a list, as in ``examples/gemini_stream.sse``), about
   ``--chunk-text`` UTF-8 bytes of it per chunk (150 by default: the chunks of
   ``examples/gemini_stream.sse`` carry 40 to 90 characters), each chunk with the fields
   a real one has (``role``, ``index``, ``usageMetadata``, ``modelVersion``,
   ``responseId``), and the grounding metadata (200 sources, 2,000 supports) on the
   last chunk;
+- the same recording with the whole answer as one paragraph (no line break at all: the
+  worst case of the Markdown view, which parses a block whole);
 - the same chunks as the JSON array that ``streamGenerateContent`` returns without
   ``alt=sse``;
 - an OpenAI Responses API stream of about 50 MB (``event:`` and ``data:`` lines of
@@ -31,8 +35,9 @@ size, for the code before files were streamed (``--before REF``, default the las
 commit that read them whole, checked out with ``git archive`` beside the generated
 protobuf modules of ``src``) and for ``src``. Goal: <= 3x for the recorded streams.
 What is left after the stream is merged is the answer itself (a ``str`` of astral
-text takes 4 bytes a character) and what ``render`` builds from it: the Markdown
-view parses the answer with markdown-it-py, which takes more than the plain view.
+text takes 4 bytes a character), written in pieces; the Markdown view parses the
+answer with markdown-it-py block by block, so what it holds beyond the answer is
+bounded by its largest stretch between blank lines (the one-paragraph file: all of it).
 """
 
 from __future__ import annotations
@@ -63,14 +68,37 @@ PROBE = (
 )
 
 
-def _texts(rng: random.Random, size: int) -> Iterator[tuple[str, str]]:
+def _sentences(rng: random.Random, markdown: bool) -> Iterator[str]:
+    """Mixed-script sentences; with ``markdown``, laid out as a model writes an answer:
+    paragraphs of two to five sentences with a blank line after each, now and then a
+    heading or a list of two to four items (each item a sentence on its own line)."""
+    prose = SENTENCES[:-1]  # not the bare line break
+    while True:
+        if not markdown:
+            yield rng.choice(prose)
+            continue
+        kind = rng.random()
+        if kind < 0.08:
+            yield f"## {rng.choice(prose).strip()}\n\n"
+        elif kind < 0.25:
+            count = rng.randint(2, 4)
+            for k in range(count):
+                yield f"* {rng.choice(prose).strip()}\n" + ("\n" if k == count - 1 else "")
+        else:
+            count = rng.randint(2, 5)
+            for k in range(count):
+                yield rng.choice(prose) + ("\n\n" if k == count - 1 else "")
+
+
+def _texts(rng: random.Random, size: int, markdown: bool) -> Iterator[tuple[str, str]]:
     """Pieces of mixed-script text of about ``size`` UTF-8 bytes each, with their first
     sentence (a span that splits no character)."""
+    sentences = _sentences(rng, markdown)
     while True:
         out: list[str] = []
         total = 0
         while total < size:
-            sentence = rng.choice(SENTENCES)
+            sentence = next(sentences)
             out.append(sentence)
             total += len(sentence.encode("utf-8"))
         yield "".join(out), out[0]
@@ -80,12 +108,15 @@ def _dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def write_gemini(path: Path, target: int, chunk_text: int, array: bool, seed: int = 1) -> None:
+def write_gemini(
+    path: Path, target: int, chunk_text: int, array: bool, markdown: bool = True, seed: int = 1
+) -> None:
     """A Gemini recording of about ``target`` bytes (SSE, or with ``array`` the JSON array
     ``streamGenerateContent`` returns without ``alt=sse``): text of about ``chunk_text``
-    UTF-8 bytes per chunk, grounding on the last chunk."""
+    UTF-8 bytes per chunk (in paragraphs, or with ``markdown=False`` one paragraph),
+    grounding on the last chunk."""
     rng = random.Random(seed)
-    texts = _texts(rng, chunk_text)
+    texts = _texts(rng, chunk_text, markdown)
     before, between, after = (
         ("[\n", ",\n", "\n]\n") if array else ("data: ", "\r\n\r\ndata: ", "\r\n\r\n")
     )
@@ -130,7 +161,7 @@ def write_responses_sse(path: Path, target: int, seed: int = 2) -> None:
     """An OpenAI Responses API stream of about ``target`` bytes: text deltas, then 2,000
     ``url_citation`` annotations and the completed response."""
     rng = random.Random(seed)
-    texts = _texts(rng, 60)
+    texts = _texts(rng, 60, markdown=True)
     where = {"item_id": "msg_1", "output_index": 0, "content_index": 0}
     pieces: list[str] = []
     spans: list[tuple[int, int]] = []  # the first sentence of each delta (characters)
@@ -178,7 +209,8 @@ def write_responses_sse(path: Path, target: int, seed: int = 2) -> None:
 def write_gemini_response(path: Path, target: int, seed: int = 3) -> None:
     """One ``generateContent`` response of about ``target`` bytes."""
     rng = random.Random(seed)
-    pieces = [next(_texts(rng, 400)) for _ in range(int(target * 0.85) // 400)]
+    texts = _texts(rng, 400, markdown=True)
+    pieces = [next(texts) for _ in range(int(target * 0.85) // 400)]
     text = "".join(piece for piece, _ in pieces)
     spans: list[tuple[int, int]] = []  # the first sentence of each piece
     utf8 = 0
@@ -253,6 +285,8 @@ def main() -> None:
         cases = [
             ("Gemini SSE", folder / "gemini.sse",
              lambda p, n: write_gemini(p, n, text, array=False), 100e6),
+            ("Gemini SSE, 1 paragraph", folder / "gemini-one.sse",
+             lambda p, n: write_gemini(p, n, text, array=False, markdown=False), 100e6),
             ("Gemini JSON array", folder / "gemini.json",
              lambda p, n: write_gemini(p, n, text, array=True), 100e6),
             ("OpenAI Responses SSE", folder / "responses.sse", write_responses_sse, 50e6),

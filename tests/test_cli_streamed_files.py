@@ -25,7 +25,7 @@ import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from unittest import mock
 
 import pytest
@@ -317,6 +317,36 @@ def test_the_cli_reads_a_file_in_bounded_pieces(
     assert max(sizes) <= parse.PIECE and min(sizes) > 0
     # the first event is merged after the first 256 bytes and two pieces (one read ahead)
     assert first_event_at[0] <= 256 + 2 * parse.PIECE < path.stat().st_size
+
+
+@pytest.mark.parametrize("style", ["markdown", "plain"])
+def test_the_cli_writes_the_answer_in_pieces(
+    style: Literal["markdown", "plain"], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``render`` writes the answer's slices and markers one by one, each of at most
+    ``_PIECE`` characters: the output is never one more copy of the answer in memory,
+    and it is exactly what ``citations.render`` gives."""
+    fragments = [f"Grüße aus Köln, 東京 {i} 🌧 مرحبا.\n\n" * (1 + i % 7) for i in range(300)]
+    fragments[150] = "`code \U0001d518\U0001d52b` " + fragments[150]  # code, astral
+    text, _ = gemini_sse(fragments, ["\r\n"])
+    path = tmp_path / "big.sse"
+    path.write_bytes(text.encode())
+    written: list[int] = []
+    real_write = cli_io.Output.write
+
+    def write(self: cli_io.Output, data: bytes) -> None:
+        written.append(len(data))
+        real_write(self, data)
+
+    monkeypatch.setattr(cli_io, "_PIECE", 1000)
+    monkeypatch.setattr(cli_io.Output, "write", write)
+    out = tmp_path / "answer.txt"
+    assert main(["render", str(path), "--style", style, "-o", str(out)]) == 0
+    grounded = read_stream(iter(text.splitlines(keepends=True)))
+    expected = render(grounded, style).encode()
+    assert out.read_bytes() == expected
+    assert len(written) > len(expected) // 4000 > 10
+    assert max(written) <= 4 * 1000 < len(expected) // 10
 
 
 @pytest.mark.parametrize("extra", [{}, {"thoughtSignature": "c2ln"}])

@@ -8,7 +8,7 @@ line or one error.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -101,16 +101,17 @@ def redirect_problems(grounded: Grounded) -> list[dict[str, str]]:
 
 def render_document(
     options: Options, document: object, label: str, *, line: int | None = None
-) -> tuple[str, list[Problem]]:
+) -> tuple[Iterator[str], list[Problem]]:
     """The answer with citation markers and its source list (for HTML a whole page, or
-    a fragment with ids unique to the line in a batch), and the problems of reading it:
-    the spans repaired or left out under the ``--errors`` span policy.
+    a fragment with ids unique to the line in a batch), in pieces to write one by one
+    (or join), and the problems of reading it: the spans repaired or left out under the
+    ``--errors`` span policy.
 
     The rendering is ``citations.render(grounded, style)``'s (one implementation,
     ``_render/grounded.py``). An answer with no text (a blocked or image-only
     response) renders its sources, saying so.
     """
-    from grounding_protos._render.grounded import render_grounded
+    from grounding_protos._render.grounded import render_grounded_pieces
 
     grounded = read_grounded(options, document, label)
     if grounded.text is None and grounded.citations:
@@ -126,7 +127,7 @@ def render_document(
         problems.append(Problem("answer-without-text", "the answer has no text", ""))
     html = options.style == "html"
     page = (line is None and not options.fragment) or not html
-    out = render_grounded(
+    out = render_grounded_pieces(
         grounded,
         options.style,
         footnotes=options.footnotes,
@@ -531,8 +532,8 @@ def _process(options: Options, line: int, raw: bytes) -> tuple[str, bool]:
     stream = [asdict(p) for p in merging]
     serious = any(p.code in SERIOUS for p in merging)
     if command == "render":
-        output, found = render_document(options, document, "", line=line)
-        record: dict[str, Any] = {"line": line, "ok": True, "output": output}
+        pieces, found = render_document(options, document, "", line=line)
+        record: dict[str, Any] = {"line": line, "ok": True, "output": "".join(pieces)}
         if stream or found:
             record["problems"] = stream + [asdict(p) for p in found]
         return dumps(record), serious or not all(map(is_warning, found))

@@ -14,7 +14,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any, Final, Literal, Protocol
 
 if TYPE_CHECKING:
@@ -519,14 +519,30 @@ class _TextSink:
 
 
 def write_once(
-    path: str | None, data: bytes, *, binary: bool = False, inputs: tuple[str | None, ...] = ()
+    path: str | None,
+    data: bytes | Iterable[str],
+    *,
+    binary: bool = False,
+    inputs: tuple[str | None, ...] = (),
 ) -> None:
-    """Write a whole result to ``-o`` or stdout (only after it was computed in full)."""
+    """Write a whole result to ``-o`` or stdout (only after it was computed in full):
+    bytes, or text in pieces (a rendered answer: its text slices and markers), each
+    written as UTF-8 (:func:`utf8`) in turn, so that the output is never one more copy
+    of the answer in memory."""
     out = Output(path, binary=binary, inputs=inputs)
     try:
-        out.write(data)
+        if isinstance(data, bytes):
+            out.write(data)
+        else:
+            for piece in data:
+                for at in range(0, len(piece), _PIECE):  # a long piece in parts: less held
+                    out.write(utf8(piece[at : at + _PIECE]))
     finally:
         out.close()
+
+
+_PIECE: Final = 1 << 20
+"""The characters of text encoded and written at a time."""
 
 
 def _same_file(a: str, b: str) -> bool:

@@ -6,7 +6,7 @@ import argparse
 import dataclasses
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from grounding_protos._cli.io import (
@@ -711,6 +711,7 @@ def _cmd_document(args: argparse.Namespace) -> int:
         raise Failure(at(label, "--turn is for a Gemini Live session, and this is none"))
     status = EXIT_OK
     if command == "render":
+        output: Iterable[str]
         output, found = render_document(options, document, label)
         for problem in found:
             kind = "warning" if is_warning(problem) else "problem"
@@ -721,16 +722,16 @@ def _cmd_document(args: argparse.Namespace) -> int:
         problems = [dataclasses.asdict(p) for p in warnings]
         problems += validate_document(options, document, label)
         if getattr(args, "json", False):
-            output = dumps(problems) + "\n"
+            output = [dumps(problems) + "\n"]
         else:
-            output = "".join(problem_line(p) + "\n" for p in problems)
+            output = [problem_line(p) + "\n" for p in problems]
         status = EXIT_PROBLEMS if problems else EXIT_OK
     else:
         summary = summarize(options, document, label)
         summary["problems"][:0] = [dataclasses.asdict(p) for p in warnings]
-        output = dumps(summary) + "\n" if args.json else format_summary(summary)
+        output = [dumps(summary) + "\n" if args.json else format_summary(summary)]
         status = EXIT_PROBLEMS if summary["problems"] or "error" in summary else EXIT_OK
-    write_once(args.output, utf8(output), inputs=(args.file, args.text_file))
+    write_once(args.output, output, inputs=(args.file, args.text_file))  # in pieces
     for problem in warnings:  # what merging a stream found
         stderr_line(f"{PROG}: warning: {label}: {problem}")
     if any(p.code in SERIOUS for p in warnings):
@@ -770,9 +771,9 @@ def _session(args: argparse.Namespace, options: Options, session: Turns, label: 
         if any(p.code in SERIOUS for p in warnings):
             status = EXIT_PROBLEMS
         if command == "render":
-            output, found = render_document(options, document, where)
+            rendered, found = render_document(options, document, where)
             heading = f"## Turn {number}" if options.style == "markdown" else f"Turn {number}"
-            pieces.append(f"{heading}\n\n{output}")
+            pieces.append(f"{heading}\n\n{''.join(rendered)}")
             for problem in [*warnings, *found]:
                 kind = "warning" if is_warning(problem) else "problem"
                 stderr_line(

@@ -2,14 +2,15 @@
 
 :func:`render_grounded` is what ``grounding-protos render`` prints for one answer:
 the CLI's ``render`` command and the facade's :func:`render` both call it, so the two
-cannot drift. It sits in the render layer, above the data model (``_core`` imports
+cannot drift (the CLI takes it in pieces, :func:`render_grounded_pieces`, and writes
+them one by one). It sits in the render layer, above the data model (``_core`` imports
 no renderer, so ``Grounded`` has no ``render`` method).
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final, overload
 
 from grounding_protos._core.model import Citation, Grounded
@@ -19,6 +20,7 @@ from grounding_protos._public import public
 from grounding_protos._render.markers import (
     MarkerStyle,
     RenderStyle,
+    render_pieces,
     search_notes,
     source_list,
 )
@@ -52,6 +54,30 @@ def render_grounded(
 ) -> str:
     """What ``grounding-protos render --style STYLE`` prints for ``grounded`` (see
     :func:`render`); ``page=False``: the HTML fragment of a ``--jsonl`` line."""
+    return "".join(
+        render_grounded_pieces(
+            grounded, style, footnotes=footnotes, raw_text=raw_text, page=page, title=title,
+            lang=lang, id_prefix=id_prefix, remote_images=remote_images, highlight=highlight,
+        )
+    )  # fmt: skip
+
+
+def render_grounded_pieces(
+    grounded: Grounded,
+    style: RenderStyle = "markdown",
+    *,
+    footnotes: bool = False,
+    raw_text: bool = False,
+    page: bool = True,
+    title: str | None = None,
+    lang: str | None = None,
+    id_prefix: str = DEFAULT_ID_PREFIX,
+    remote_images: bool = False,
+    highlight: bool = True,
+) -> Iterator[str]:
+    """:func:`render_grounded` in pieces, as the CLI writes them one by one (an answer's
+    text is not copied into one output string). Every check is done, and every marker
+    placed, before this returns."""
     from grounding_protos._render import page as html
 
     if not isinstance(grounded, Grounded):
@@ -92,24 +118,33 @@ def render_grounded(
     uncited = grounded.uncited_sources
     if style == "html":
         if page:
-            return html.page(text, citations, title=html.DEFAULT_TITLE if title is None else title,
-                             uncited=uncited, search=grounded.search, raw_text=raw_text,
-                             lang=lang, highlight=highlight)  # fmt: skip
-        return html.fragment(text, citations, id_prefix=id_prefix, uncited=uncited,
-                             search=grounded.search, raw_text=raw_text, lang=lang,
-                             remote_images=remote_images, highlight=highlight) + "\n"  # fmt: skip
+            whole = html.page(text, citations, title=html.DEFAULT_TITLE if title is None else title,
+                              uncited=uncited, search=grounded.search, raw_text=raw_text,
+                              lang=lang, highlight=highlight)  # fmt: skip
+            return iter((whole,))
+        fragment = html.fragment(text, citations, id_prefix=id_prefix, uncited=uncited,
+                                 search=grounded.search, raw_text=raw_text, lang=lang,
+                                 remote_images=remote_images, highlight=highlight)  # fmt: skip
+        return iter((fragment, "\n"))
     if text:
-        body = _render_text(text, citations, style, footnotes=footnotes)
+        body = render_pieces(text, citations, style, footnotes=footnotes)
     else:
-        body = "(the answer has no text" + _why_empty(grounded) + ")"
+        body = iter(("(the answer has no text" + _why_empty(grounded) + ")",))
     sources = source_list(text, citations, style, uncited=uncited, footnotes=footnotes)
     notes = search_notes(grounded.search, style)
-    if not body.endswith("\n"):
-        body += "\n"
-    for extra in (sources, notes):
-        if extra:
-            body += f"\n{extra}\n"
-    return body
+    return _ending(body, [f"\n{extra}\n" for extra in (sources, notes) if extra])
+
+
+def _ending(body: Iterator[str], after: list[str]) -> Iterator[str]:
+    """``body``'s pieces, a line break if it does not end with one, then ``after``."""
+    last = ""
+    for piece in body:
+        if piece:
+            last = piece
+        yield piece
+    if not last.endswith("\n"):
+        yield "\n"
+    yield from after
 
 
 def _why_empty(grounded: Grounded) -> str:

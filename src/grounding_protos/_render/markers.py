@@ -9,7 +9,8 @@ run after a ``kind="marker"`` citation gives way to the style's (``own_markers``
 
 How it is fast: every citation's byte offsets are converted in one bulk pass
 (:meth:`~grounding_protos.offsets.TextIndex.convert_spans`), the cited spans are
-sorted once by end, and the output is one join of text slices and markers:
+sorted once by end, and the output is text slices and markers, joined (or written
+one by one, :func:`render_pieces`):
 O(n + k log k) for a text of n characters and k citations. No prefix is ever
 re-encoded.
 
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Final, Literal
 
 from grounding_protos._core.model import (
@@ -88,6 +89,35 @@ def render(
 ) -> str:
     """The text form of :func:`grounding_protos.citations.render` (documented there):
     ``text`` with a marker after each cited span, in ``style``."""
+    return "".join(
+        render_pieces(
+            text, citations, style, highlight=highlight, snap=snap, clamp=clamp,
+            id_prefix=id_prefix, raw_text=raw_text, footnotes=footnotes,
+            remote_images=remote_images,
+        )
+    )  # fmt: skip
+
+
+def render_pieces(
+    text: str,
+    citations: Iterable[Citation],
+    style: RenderStyle | MarkerStyle = "markdown",
+    *,
+    highlight: bool = False,
+    snap: SpanSnap | None = None,
+    clamp: bool = False,
+    id_prefix: str = _DEFAULT_ID_PREFIX,
+    raw_text: bool = False,
+    footnotes: bool = False,
+    remote_images: bool = False,
+) -> Iterator[str]:
+    """:func:`render`'s output in pieces, one after the other: what a writer streams
+    without holding the whole output (the CLI's ``render``). Every check and every
+    marker's place is settled before this returns; what is left is cutting the text.
+
+    >>> list(render_pieces("Köln ist alt.", [Citation(0, 6, sources=(Source(title="K"),))]))
+    ['Köln', '[1]', ' ist alt.']
+    """
     if isinstance(style, str):
         if style not in _STYLES:
             raise ArgumentValueError(
@@ -125,10 +155,10 @@ def render(
                 text, plan, markers, merged, highlight=highlight, remote_images=remote_images
             )
             if view is not None:
-                return view
+                return iter((view,))
         if highlight:
-            return _html_highlighted(text, plan, markers)
-        return _join(text, plan.positions, markers, _html_escape)
+            return iter((_html_highlighted(text, plan, markers),))
+        return _cuts(text, plan.positions, markers, _html_escape)
     if callable(style):
         sources = plan.sources
         markers = []
@@ -139,7 +169,7 @@ def render(
                     f"a marker style must return a str, not {type(marker).__name__}"
                 )
             markers.append(marker)
-        return _join(text, plan.positions, markers, None)
+        return _cuts(text, plan.positions, markers, None)
     label = "[^{}]" if footnotes else "[{}]"
     labels = [label.format(n) for n in range(len(plan.sources) + 1)]
     positions = plan.positions
@@ -149,9 +179,9 @@ def render(
         places = markdown_places(text, positions)
         if places is not None:
             positions, markers = _merged_places(places, groups, labels)
-            return _join(text, positions, markers, None)
+            return _cuts(text, positions, markers, None)
     markers = ["".join(map(labels.__getitem__, nums)) for nums in groups]
-    return _join(text, positions, markers, None)
+    return _cuts(text, positions, markers, None)
 
 
 def _merged_places(
@@ -330,17 +360,19 @@ def search_notes(search: SearchInfo, style: ListStyle = "markdown") -> str:
 # --- Assembly ---------------------------------------------------------------------------
 
 
-def _join(
+def _cuts(
     text: str, positions: list[int], markers: list[str], escape: Callable[[str], str] | None
-) -> str:
-    """The text cut at ``positions`` (ascending), each cut filled with its marker."""
-    pieces = list(map(text.__getitem__, map(slice, [0, *positions], [*positions, None])))
-    if escape is not None:
-        pieces = list(map(escape, pieces))
-    out = [""] * (2 * len(pieces) - 1)
-    out[::2] = pieces
-    out[1::2] = markers
-    return "".join(out)
+) -> Iterator[str]:
+    """The text cut at ``positions`` (ascending), each cut followed by its marker: the
+    pieces in order, each text slice made only when it is asked for."""
+    previous = 0
+    for position, marker in zip(positions, markers, strict=True):
+        piece = text[previous:position]
+        yield piece if escape is None else escape(piece)
+        yield marker
+        previous = position
+    piece = text[previous:]
+    yield piece if escape is None else escape(piece)
 
 
 def _html_escape(piece: str) -> str:
