@@ -29,7 +29,7 @@ from typing import Any, Literal
 from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import grounding_protos._cli.io as cli_io
@@ -416,3 +416,57 @@ def test_a_damaged_recording_file_is_a_typed_error(
     path.write_bytes(head + body + tail)
     with contextlib.suppress(GroundingProtosError):
         read_stream(path)
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.lists(st.sampled_from(WORDS), max_size=4).map("".join),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["a", "text", "ü", "東"]), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def _outcome(decode: Any) -> tuple[str, object]:
+    try:
+        return "value", decode()
+    except StreamError as exc:
+        return "error", str(exc)
+
+
+@example(value={"a": "Köln"}, cut=4, before="data: ", after="\n: 1}\n")  # '{"a"' + ': 1}'
+@given(
+    value=json_values,
+    cut=st.integers(0, 60),
+    before=st.sampled_from(["", "data: ", "data:  \t"]),
+    after=st.sampled_from(["", "\n", "\r\n", "\n: 1}\n", "\n\ndata: {}\n", " x\n", "}\n", "]"]),
+)
+def test_data_decoded_where_it_is_is_json_loads_of_its_slice(
+    value: object, cut: int, before: str, after: str
+) -> None:
+    """An SSE event's data is parsed in the piece it came in, not copied out of it
+    (a recorded event can be tens of MB): the value, or the error, is the one of
+    ``json.loads`` of its slice, also when what follows the slice would complete a
+    value cut short (``{"a"`` then a comment line ``: 1}``)."""
+    data = json.dumps(value, ensure_ascii=False)
+    data = data[: max(cut, 1)] if cut < len(data) else data  # some cut short
+    text = before + data + after
+    start, end = len(before), len(before) + len(data)
+    assert _outcome(lambda: parse._decode_in(1, text, start, end)) == _outcome(
+        lambda: parse.decode_json(1, text[start:end])
+    )
+
+
+@pytest.mark.parametrize("end", LINE_ENDS)
+def test_an_event_cut_short_is_not_completed_by_the_lines_after_it(end: str) -> None:
+    parser = parse.SSEParser()
+    text = f'data: {{"text"{end}: "Köln"}}{end}{end}data: {{"a": 1}}{end}{end}'
+    with pytest.raises(StreamError, match="malformed JSON") as caught:
+        parser.feed(text)
+    assert caught.value.event == 1
+    events = parse.SSEParser().feed(f'data: {{"text": "東京"}}{end}: note{end}{end}')
+    assert events == [Chunk(1, {"text": "東京"})]

@@ -105,7 +105,8 @@ class SSEParser:
 
     def __init__(self) -> None:
         self.number = 0
-        self._data: list[str] = []
+        # the event's data lines, each where it is: (text, start, end), not copied
+        self._data: list[tuple[str, int, int]] = []
         self._kind = ""
         self._pending_cr = False
 
@@ -123,26 +124,23 @@ class SSEParser:
                 return []
         self._pending_cr = piece.endswith("\r")
         out: list[Item] = []
-        lines = _LINE_END.split(piece)
-        if len(lines) > 1 and lines[-1] == "":  # the piece ended with its line end
-            lines.pop()
-        for line in lines:
-            if line:
-                if line.startswith("data: "):  # most lines: one copy of the data, not two
-                    self._data.append(line[6:])
-                elif not line.startswith(":"):
-                    name, colon, value = line.partition(":")
+        for start, end in _lines(piece):
+            if start < end:
+                if piece.startswith("data: ", start):  # most lines: the data, not copied
+                    self._data.append((piece, start + 6, end))
+                elif piece[start] != ":":
+                    name, colon, value = piece[start:end].partition(":")
                     if colon and value.startswith(" "):
                         value = value[1:]
                     if name == "data":
-                        self._data.append(value)
+                        self._data.append((value, 0, len(value)))
                     elif name == "event":
                         self._kind = value
                     # id, retry and unknown fields are ignored (SSE specification)
             elif self._data:
-                data, kind = "\n".join(self._data), self._kind
+                data, kind = _joined(self._data), self._kind
                 self._data, self._kind = [], ""
-                if data == DONE:  # OpenAI's terminator (``[DONE]``): not an event
+                if _is_done(data):  # OpenAI's terminator (``[DONE]``): not an event
                     continue
                 self.number += 1
                 out.append(Chunk(self.number, _event_value(self.number, kind, data)))
@@ -155,9 +153,9 @@ class SSEParser:
         else reported as :class:`Truncated`."""
         if not self._data:
             return []
-        data, kind = "\n".join(self._data), self._kind
+        data, kind = _joined(self._data), self._kind
         self._data, self._kind = [], ""
-        if data == DONE:
+        if _is_done(data):
             return []
         self.number += 1
         try:
@@ -169,16 +167,33 @@ class SSEParser:
         return [Chunk(self.number, value)]
 
 
+def _lines(piece: str) -> Iterator[tuple[int, int]]:
+    """Where each line of ``piece`` starts and ends (before its line end); no empty line
+    after a final line end. A line is not copied: a recorded event can be tens of MB.
+
+    >>> list(_lines("a\\r\\nbc\\n\\nd")), list(_lines("a\\n"))
+    ([(0, 1), (3, 5), (6, 6), (7, 8)], [(0, 1)])
+    """
+    start = 0
+    for match in _LINE_END.finditer(piece):
+        yield start, match.start()
+        start = match.end()
+    if start < len(piece) or not start:
+        yield start, len(piece)
+
+
 def sse_chunks(pieces: Iterable[str]) -> Iterator[Item]:
     """The events of SSE text given in pieces (see :class:`SSEParser`)."""
     parser = SSEParser()
-    for piece in pieces:
-        yield from parser.feed(piece)
+    for events in map(parser.feed, pieces):  # no name holds a piece while it is merged
+        yield from events
     yield from parser.close()
 
 
-def _event_value(number: int, kind: str, data: str) -> object:
+def _event_value(number: int, kind: str, where: tuple[str, int, int]) -> object:
+    text, start, end = where
     if kind == "error":
+        data = text[start:end]
         try:
             body = json.loads(data)
         except ValueError:
@@ -193,16 +208,54 @@ def _event_value(number: int, kind: str, data: str) -> object:
         # object it names, is ``{"event": name, "data": data}`` as the openai SDK's
         # ``AssistantStreamEvent`` holds it; any other named event is not a response.
         if kind.startswith("thread."):
-            return {"event": kind, "data": decode_json(number, data)}
-        value = decode_json(number, data) if '"event_type"' in data or '"type"' in data else None
+            return {"event": kind, "data": _decode_in(number, text, start, end)}
+        named = text.find('"event_type"', start, end) >= 0 or text.find('"type"', start, end) >= 0
+        value = _decode_in(number, text, start, end) if named else None
         if isinstance(value, Mapping) and kind in (value.get("event_type"), value.get("type")):
             return value
         raise StreamError(
             f"event type {shown(kind)} is not part of a Gemini response stream "
-            f"(data {_shown(data)})",
+            f"(data {_shown(text[start:end])})",
             event=number,
         )
-    return decode_json(number, data)
+    return _decode_in(number, text, start, end)
+
+
+def _joined(lines: list[tuple[str, int, int]]) -> tuple[str, int, int]:
+    """An event's data: its one line where it is, or its lines joined by line feeds."""
+    if len(lines) == 1:
+        return lines[0]
+    data = "\n".join(text[start:end] for text, start, end in lines)
+    return data, 0, len(data)
+
+
+def _is_done(where: tuple[str, int, int]) -> bool:
+    text, start, end = where
+    return end - start == len(DONE) and text.startswith(DONE, start)
+
+
+def _decode_in(number: int, text: str, start: int, end: int) -> object:
+    """``decode_json(number, text[start:end])``, without copying the slice when it holds
+    one JSON value: the value is parsed where it is (a recorded event can be tens of
+    MB). Anything else (a value that runs past ``end``, more after it, no value at all)
+    is decoded again from the slice, for the error ``json.loads`` gives of it.
+
+    >>> _decode_in(1, 'data: {"a": [1, 2]} -more', 6, 20)
+    {'a': [1, 2]}
+    """
+    if start or end != len(text):
+        at = start
+        while at < end and text[at] in _WHITESPACE:
+            at += 1
+        try:
+            value, stop = _DECODER.raw_decode(text, at)
+        except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
+            pass
+        else:
+            if stop <= end and not text[stop:end].strip(_WHITESPACE):
+                return value
+        text = text[start:end]
+    return decode_json(number, text)
 
 
 def decode_json(number: int, data: str | bytes) -> object:
@@ -450,8 +503,8 @@ def _line_pieces(pieces: Iterator[str]) -> Iterator[str]:
         cut = len(piece) if following is None else max(piece.rfind("\n"), piece.rfind("\r")) + 1
         if cut:
             held.append(piece[:cut])
-            yield "".join(held)
-            held = []
+            held[:] = ["".join(held)]
+            yield held.pop()  # held by the consumer alone (an event can be tens of MB)
         if cut < len(piece):
             held.append(piece[cut:])
         piece = following
