@@ -115,7 +115,7 @@ def render_pieces(
     without holding the whole output (the CLI's ``render``). Every check and every
     marker's place is settled before this returns; what is left is cutting the text.
 
-    >>> list(render_pieces("Köln ist alt.", [Citation(0, 6, sources=(Source(title="K"),))]))
+    >>> list(render_pieces("Köln ist alt.", [Citation(0, 5, sources=(Source(title="K"),))]))
     ['Köln', '[1]', ' ist alt.']
     """
     if isinstance(style, str):
