@@ -118,10 +118,10 @@ def placed(draw: st.DrawFn) -> tuple[str, list[int]]:
 
 
 @settings(max_examples=400, deadline=None)
-@given(placed())
-def test_segments_place_markers_as_the_whole_text(case: tuple[str, list[int]]) -> None:
+@given(placed(), st.sampled_from([1, 1, 2, 16, 64]))
+def test_segments_place_markers_as_the_whole_text(case: tuple[str, list[int]], size: int) -> None:
     text, positions = case
-    assert places(text, positions, 1) == places(text, positions, WHOLE)
+    assert places(text, positions, size) == places(text, positions, WHOLE)
 
 
 @settings(max_examples=150, deadline=None)
@@ -178,6 +178,28 @@ def test_markers_across_cuts(text: str, piece: str, expected: str) -> None:
     for size in (1, WHOLE):
         with segment(size):
             assert render(text, [cite_end(text, piece)]) == expected
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "\r\n\r\n東京"])
+def test_an_empty_or_blank_text_is_one_segment(text: str) -> None:
+    ends = list(range(len(text) + 1))
+    assert places(text, ends, 1) == places(text, ends, WHOLE)
+    assert places("", [0], 1) == [(0, "", "")]
+
+
+def test_cuts_are_after_blank_lines_and_never_inside_a_block_that_runs_on() -> None:
+    text = "Eins 東京.\n\n- a\n\n- b\n  \n<!--\n\nx\n-->\n\n[k]: /u\n\n    code\n\nZwei 🍕.\n"
+    with segment(1):
+        segments = [seg for _, seg, *_ in mp._segments(text, [len(text)], True, {})][1:]
+        every = [seg for _, seg, *_ in mp._segments(text, range(len(text) + 1), True, {})]
+    assert segments == ["Zwei 🍕.\n"]  # the first, and the one a marker is in
+    assert every == [
+        "Eins 東京.\n\n",
+        "- a\n\n",
+        "- b\n  \n",
+        "<!--\n\nx\n-->\n\n[k]: /u\n\n    code\n\n",  # not before "x", nor "[k]"
+        "Zwei 🍕.\n",
+    ]
 
 
 def test_the_first_definition_of_a_label_is_kept_over_the_segments() -> None:

@@ -52,8 +52,9 @@ before or after their use: the segments with a ``]:`` are read for them first (b
 tokens only), the first definition of a label kept, as markdown-it keeps it. No
 construct crosses a cut, and a marker is placed from the constructs around the point
 it reaches once moved back over line breaks and blank lines (``_back``): only the
-segments holding such a point (and the first) are parsed whole, and the places are
-those of the whole text parsed at once.
+segments holding such a point (and the first) are parsed whole, each marker is placed
+with the constructs of its segment alone, and the places are those of the whole text
+parsed at once.
 
 Each marker moves forward or back over syntax only, never over a character the reader
 sees as text of another claim, and the text itself is never changed: removing the
@@ -110,7 +111,8 @@ def _gfm_url(reach: str) -> str:
 
 
 class _Found:
-    """The constructs of one text a marker may not go into, in source positions."""
+    """The constructs a marker may not go into, of one segment of the text (see
+    :func:`_constructs`), in positions of the text."""
 
     def __init__(self) -> None:
         self.inline: list[tuple[int, int]] = []  # [start, end): the marker goes to end
@@ -132,30 +134,28 @@ class _Found:
         self.regions: list[tuple[int, int]] = []
         self.reach: list[int] = []
 
-    def add(self, part: _Found, offset: int) -> None:
-        """Add the constructs of a segment starting at ``offset`` (``part``, in positions
-        of the segment)."""
+    @classmethod
+    def at(cls, part: _Found, offset: int) -> _Found:
+        """The constructs of a segment (``part``, in positions of the segment) in
+        positions of the text, where the segment starts at ``offset``; ordered for the
+        look-ups."""
 
-        def at(span: tuple[int, int]) -> tuple[int, int]:
+        def shift(span: tuple[int, int]) -> tuple[int, int]:
             return span[0] + offset, span[1] + offset
 
-        self.inline.extend(map(at, part.inline))
-        self.blocks.extend((a + offset, b + offset, c + offset, d) for a, b, c, d in part.blocks)
-        self.tables.extend(
-            (a + offset, b + offset, list(map(at, cells))) for a, b, cells in part.tables
-        )
-        self.reaches.extend(map(at, part.reaches))
-        self.label_ends.update(end + offset for end in part.label_ends)
-        self.html.extend((a + offset, b + offset, c + offset) for a, b, c in part.html)
-        if offset == 0:
-            self.opens_with_text = part.opens_with_text
-
-    def done(self) -> None:
-        """Order the constructs for the look-ups, once every segment is added."""
-        for spans in (self.inline, self.blocks, self.tables, self.reaches, self.html):
-            spans.sort()
-        self.regions = sorted([(a, b) for a, b, _ in self.html] + [b[:2] for b in self.blocks])
-        self.reach = list(itertools.accumulate((b for _, b in self.regions), max))
+        found = cls()
+        found.inline = sorted(map(shift, part.inline))
+        found.blocks = sorted((a + offset, b + offset, c + offset, d) for a, b, c, d in part.blocks)
+        found.tables = [
+            (a + offset, b + offset, list(map(shift, cells))) for a, b, cells in part.tables
+        ]
+        found.reaches = sorted(map(shift, part.reaches))
+        found.label_ends = {end + offset for end in part.label_ends}
+        found.html = sorted((a + offset, b + offset, c + offset) for a, b, c in part.html)
+        found.opens_with_text = part.opens_with_text and offset == 0
+        found.regions = sorted([(a, b) for a, b, _ in found.html] + [b[:2] for b in found.blocks])
+        found.reach = list(itertools.accumulate((b for _, b in found.regions), max))
+        return found
 
     def outermost(self, first: int, own_line: bool) -> int | None:
         """The start of the first block (of either reading) that starts before ``first``
@@ -186,8 +186,15 @@ def markdown_places(text: str, positions: Sequence[int]) -> list[Place] | None:
     removed = [m.start() + 1 for m in _NEWLINES.finditer(text) if m.end() - m.start() == 2]
     shifted = [r - k for k, r in enumerate(removed)]  # where each removal is in src
     backs = [_back(src, pos - bisect.bisect_left(removed, pos)) for pos in positions]
+    wanted = sorted(set(backs))
+    placed: dict[int, Place] = {}
     try:
-        found = _constructs(src, sorted(set(backs)))
+        for start, end, found in _constructs(src, wanted):
+            # the markers that arrive in this segment (one at the text's end in the last)
+            first = bisect.bisect_left(wanted, start)
+            stop = len(wanted) if end == len(src) else bisect.bisect_left(wanted, end)
+            for q in wanted[first:stop]:
+                placed[q] = _place(src, found, q)
     except Misaligned as exc:
         warnings.warn(
             f"could not find the Markdown constructs of this text ({exc}); its markers "
@@ -198,7 +205,7 @@ def markdown_places(text: str, positions: Sequence[int]) -> list[Place] | None:
         return None
     out = []
     for q in backs:
-        q, before, after = _place(src, found, q)
+        q, before, after = placed[q]
         out.append((q + bisect.bisect_right(shifted, q), before, after))
     return out
 
@@ -352,7 +359,7 @@ def _segments(
     md = _parser(False)
     last_definition = src.rfind("]:")
     start = k = 0
-    while start < n:
+    while True:  # an empty text is one (empty) segment
         end = _cut(src, start, _SEGMENT)
         k = bisect.bisect_left(wanted, start, k)
         while True:
@@ -372,6 +379,8 @@ def _segments(
             break
         if want:
             yield (start, seg, tokens, on) if whole else (start, seg, None, None)
+        if end == n:
+            return
         start = end
 
 
@@ -382,30 +391,28 @@ def _html_tokens(seg: str, html: bool) -> list[Token] | None:
     return _tokens(_html_parser(), seg, {}, False) if html and "<" in seg else None
 
 
-def _constructs(src: str, wanted: Sequence[int]) -> _Found:
-    """The constructs of ``src`` a marker may land in, from where :func:`_back` takes
-    the markers (``wanted``, ascending), found a segment at a time (see the module's
-    docstring): only the segments holding one of them (and the first) are in it."""
+def _constructs(src: str, wanted: Sequence[int]) -> Iterator[tuple[int, int, _Found]]:
+    """The constructs of the segments of ``src`` where the markers arrive from
+    :func:`_back` (``wanted``, ascending), and of the first (see the module's
+    docstring): ``(start, end, constructs)``, in positions of ``src``, a segment at
+    a time. No construct crosses a cut: a marker's place is found in its segment's."""
     md = _parser(False)
     html = _HTML_START.search(src) is not None
     references: dict[str, Any] = {}
-    found = _Found()
     later = []
     for start, seg, tokens, on in _segments(src, wanted, html, references):
         if tokens is None:
-            later.append((start, len(seg)))
+            later.append((start, start + len(seg)))
             continue
-        last = start + len(seg) == len(src)
         env = {"references": references}
-        found.add(_segment_constructs(md, seg, env, tokens, on, last), start)
-    for start, size in later:  # every definition is known now
-        seg = src[start : start + size]
-        last = start + size == len(src)
+        part = _segment_constructs(md, seg, env, tokens, on, start + len(seg) == len(src))
+        yield start, start + len(seg), _Found.at(part, start)
+    for start, end in later:  # every definition is known now
+        seg = src[start:end]
         env = {"references": references}
         tokens, on = md.parse(seg, env), _html_tokens(seg, html)
-        found.add(_segment_constructs(md, seg, env, tokens, on, last), start)
-    found.done()
-    return found
+        part = _segment_constructs(md, seg, env, tokens, on, end == len(src))
+        yield start, end, _Found.at(part, start)
 
 
 def _segment_constructs(
