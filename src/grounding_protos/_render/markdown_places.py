@@ -38,6 +38,24 @@ with a tag, running to the next blank line or to its end condition, ``-->``, ``<
 …) is one construct, and a marker inside it goes after it, as a paragraph of its own
 (a blank line before it, since a line right after such a block would continue it).
 
+A long text (a recorded stream's answer can have tens of millions of characters) is
+parsed a segment at a time, so that the parse takes the memory of a segment, not of
+the text. It is cut at the start of a line that begins at column 0 (with no space, tab
+or ``[``) after a blank line, the first such at least ``_SEGMENT`` characters into the
+segment. There every paragraph, table, indented code block, quote and list item has
+ended (a list that goes on after the blank line is two lists with the same items), so
+the blocks of the segments are those of the whole text, but for blocks that go on over
+blank lines: a fence not closed yet, an HTML block before its end condition (``-->``,
+``</pre>``…). A segment in which one of them runs to the end is made longer (at least
+twice as long) and parsed again. Link reference definitions hold in the whole text,
+before or after their use: the segments with a ``]:`` are read for them first (block
+tokens only), the first definition of a label kept, as markdown-it keeps it. No
+construct crosses a cut, and a marker is placed from the constructs around the point
+it reaches once moved back over line breaks and blank lines (``_back``): only the
+segments holding such a point (and the first) are parsed whole, each marker is placed
+with the constructs of its segment alone, and the places are those of the whole text
+parsed at once.
+
 Each marker moves forward or back over syntax only, never over a character the reader
 sees as text of another claim, and the text itself is never changed: removing the
 markers (with the spaces and line breaks some of them bring) gives it back exactly.
@@ -49,7 +67,8 @@ import bisect
 import itertools
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any, Final
 
 from grounding_protos._render.markdown_html import (
@@ -92,7 +111,8 @@ def _gfm_url(reach: str) -> str:
 
 
 class _Found:
-    """The constructs of one text a marker may not go into, in source positions."""
+    """The constructs a marker may not go into, of one segment of the text (see
+    :func:`_constructs`), in positions of the text."""
 
     def __init__(self) -> None:
         self.inline: list[tuple[int, int]] = []  # [start, end): the marker goes to end
@@ -114,6 +134,29 @@ class _Found:
         self.regions: list[tuple[int, int]] = []
         self.reach: list[int] = []
 
+    @classmethod
+    def at(cls, part: _Found, offset: int) -> _Found:
+        """The constructs of a segment (``part``, in positions of the segment) in
+        positions of the text, where the segment starts at ``offset``; ordered for the
+        look-ups."""
+
+        def shift(span: tuple[int, int]) -> tuple[int, int]:
+            return span[0] + offset, span[1] + offset
+
+        found = cls()
+        found.inline = sorted(map(shift, part.inline))
+        found.blocks = sorted((a + offset, b + offset, c + offset, d) for a, b, c, d in part.blocks)
+        found.tables = [
+            (a + offset, b + offset, list(map(shift, cells))) for a, b, cells in part.tables
+        ]
+        found.reaches = sorted(map(shift, part.reaches))
+        found.label_ends = {end + offset for end in part.label_ends}
+        found.html = sorted((a + offset, b + offset, c + offset) for a, b, c in part.html)
+        found.opens_with_text = part.opens_with_text and offset == 0
+        found.regions = sorted([(a, b) for a, b, _ in found.html] + [b[:2] for b in found.blocks])
+        found.reach = list(itertools.accumulate((b for _, b in found.regions), max))
+        return found
+
     def outermost(self, first: int, own_line: bool) -> int | None:
         """The start of the first block (of either reading) that starts before ``first``
         and goes on past it (or ends there, for a marker not on a line of its own)."""
@@ -126,8 +169,8 @@ class _Found:
 def markdown_places(text: str, positions: Sequence[int]) -> list[Place] | None:
     """Where each marker at ``positions`` (character positions in ``text``, ascending)
     goes in Markdown output (see the module's docstring); ``None``, with a warning,
-    when the text's tokens cannot be matched with it (the markers then stay where the
-    spans end).
+    when the tokens of the text (of a segment a marker is in) cannot be matched with
+    it (the markers then stay where the spans end).
 
     >>> markdown_places("Call `get(x)` now.", [9, 18])
     [(13, '', ''), (18, '', '')]
@@ -142,8 +185,16 @@ def markdown_places(text: str, positions: Sequence[int]) -> list[Place] | None:
     # the LF dropped after each CR, as indices of text: positions past one shift
     removed = [m.start() + 1 for m in _NEWLINES.finditer(text) if m.end() - m.start() == 2]
     shifted = [r - k for k, r in enumerate(removed)]  # where each removal is in src
+    backs = [_back(src, pos - bisect.bisect_left(removed, pos)) for pos in positions]
+    wanted = sorted(set(backs))
+    placed: dict[int, Place] = {}
     try:
-        found = _constructs(src)
+        for start, end, found in _constructs(src, wanted):
+            # the markers that arrive in this segment (one at the text's end in the last)
+            first = bisect.bisect_left(wanted, start)
+            stop = len(wanted) if end == len(src) else bisect.bisect_left(wanted, end)
+            for q in wanted[first:stop]:
+                placed[q] = _place(src, found, q)
     except Misaligned as exc:
         warnings.warn(
             f"could not find the Markdown constructs of this text ({exc}); its markers "
@@ -153,14 +204,31 @@ def markdown_places(text: str, positions: Sequence[int]) -> list[Place] | None:
         )
         return None
     out = []
-    for pos in positions:
-        q = pos - bisect.bisect_left(removed, pos)
-        q, before, after = _place(src, found, q)
+    for q in backs:
+        q, before, after = placed[q]
         out.append((q + bisect.bisect_right(shifted, q), before, after))
     return out
 
 
+def _back(src: str, q: int) -> int:
+    """Where a marker at ``q`` is placed from: out of its line's block syntax, and back
+    over line breaks and lines of only spaces or tabs. Only text is read here; where
+    it arrives, the constructs around it decide the rest (so its segment is parsed)."""
+    line = src.rfind("\n", 0, q) + 1
+    prefix = _BLOCK_PREFIX.match(src, line, q)
+    if prefix is not None and q <= prefix.end() and prefix.end() > line:
+        q = line  # inside a line's block syntax ("- ", "> ", "## "): before the line
+    while True:
+        while q > 0 and src[q - 1] == "\n":
+            q -= 1  # never at the start of a line (or on a blank one): before the newlines
+        line = src.rfind("\n", 0, q) + 1
+        if line == q or src[line:q].strip(" \t"):
+            return q
+        q = line  # after a line of only spaces: "    [1]" would be an indented code block
+
+
 def _place(src: str, found: _Found, q: int) -> Place:
+    """The place of a marker at ``q``, a position as :func:`_back` gives it."""
     place = _near(src, found, q)
     # The two readings of raw HTML can disagree on where a block ends ("</span>" then a
     # fence: one HTML block up to the blank line, or a fence never closed): a place
@@ -177,17 +245,6 @@ def _place(src: str, found: _Found, q: int) -> Place:
 
 def _near(src: str, found: _Found, q: int) -> Place:
     n = len(src)
-    line = src.rfind("\n", 0, q) + 1
-    prefix = _BLOCK_PREFIX.match(src, line, q)
-    if prefix is not None and q <= prefix.end() and prefix.end() > line:
-        q = line  # inside a line's block syntax ("- ", "> ", "## "): before the line
-    while True:
-        while q > 0 and src[q - 1] == "\n":
-            q -= 1  # never at the start of a line (or on a blank one): before the newlines
-        line = src.rfind("\n", 0, q) + 1
-        if line == q or src[line:q].strip(" \t"):
-            break
-        q = line  # after a line of only spaces: "    [1]" would be an indented code block
     if q == 0 and n and not found.opens_with_text:
         return 0, "", "\n\n"  # before a block's syntax: a paragraph of its own
     i = bisect.bisect_right(found.html, (q, n + 1, n + 1)) - 1
@@ -236,6 +293,7 @@ _BLOCK_PREFIX: Final = re.compile(
 )
 
 
+@cache
 def _html_parser() -> MarkdownIt:
     """CommonMark with raw HTML on: what a viewer that shows raw HTML parses."""
     from markdown_it import MarkdownIt
@@ -243,12 +301,138 @@ def _html_parser() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
 
 
-def _constructs(src: str) -> _Found:
+# --- The text, a segment at a time ----------------------------------------------------------
+
+_SEGMENT = 1 << 16
+"""How many characters a segment of the text has at least (up to the next cut; the
+last one may be shorter). A variable, so that tests can cut at every candidate."""
+
+# A candidate cut: the start of a line that starts at column 0 with neither a space, a
+# tab, a line break nor a "[" (a link reference definition there could join the ones
+# before the blank line into one run of definitions), after a blank line.
+_CUT: Final = re.compile(r"(?:^|\n)[ \t]*\n(?=[^ \t\n\[])")
+# The blocks that may go on past a blank line: a fence never closed, an HTML block of
+# the kinds that end only at their end condition ("-->", "</pre>"...). An indented code
+# block is checked too, though one ends before the blank line a segment ends with.
+_RUNNING: Final = frozenset({"fence", "code_block", "html_block"})
+
+
+def _cut(src: str, start: int, size: int) -> int:
+    """The first candidate cut at least ``size`` characters after ``start``, or the
+    end of the text."""
+    m = _CUT.search(src, start + max(size, 1) - 1)
+    return len(src) if m is None else m.end()
+
+
+def _runs_on(tokens: Sequence[Token], lines: int) -> bool:
+    """Whether a block of ``tokens`` runs to the end of its segment of ``lines`` lines:
+    what follows the segment may still be part of it."""
+    return any(t.type in _RUNNING and t.map is not None and t.map[1] >= lines for t in tokens)
+
+
+def _tokens(md: MarkdownIt, seg: str, env: dict[str, Any], inline: bool) -> list[Token]:
+    """The tokens of ``seg`` (already normalized as markdown-it normalizes a text); only
+    the block tokens, their inline content not parsed, unless ``inline``."""
+    if inline:
+        return md.parse(seg, env)
+    tokens: list[Token] = []
+    md.block.parse(seg, md, env, tokens)
+    return tokens
+
+
+_Segment = tuple[int, str, "list[Token] | None", "list[Token] | None"]
+
+
+def _segments(
+    src: str, wanted: Sequence[int], html: bool, references: dict[str, Any]
+) -> Iterator[_Segment]:
+    """The segments of ``src`` that the first segment and each position of ``wanted``
+    (ascending) are in: ``(start, text, tokens, html_tokens)``, ``tokens`` parsed whole
+    with the link reference definitions known (``None`` where a definition after the
+    segment may still be missing: then parse it again once all are known), and
+    ``html_tokens`` the block tokens of the raw-HTML-on reading, where ``html`` asks
+    for it and the segment has a ``"<"``. Every segment is read, in order: parsed where
+    it holds a definition (added to ``references``, the first of a label kept, as
+    markdown-it keeps it) or may open a block that goes on past its end, in which
+    case it is made longer (at least twice as long each time) until none does."""
+    n = len(src)
     md = _parser(False)
-    env: dict[str, Any] = {}
-    tokens = md.parse(src, env)
+    last_definition = src.rfind("]:")
+    start = k = 0
+    while True:  # an empty text is one (empty) segment
+        end = _cut(src, start, _SEGMENT)
+        k = bisect.bisect_left(wanted, start, k)
+        while True:
+            seg = src[start:end]
+            want = start == 0 or (k < len(wanted) and (wanted[k] < end or end == n))
+            whole = want and last_definition < end  # no definition after it
+            check = end < n
+            tokens = on = None
+            if whole or "]:" in seg or (check and ("```" in seg or "~~~" in seg)):
+                tokens = _tokens(md, seg, {"references": references}, whole)
+            if want or check:
+                on = _html_tokens(seg, html)
+            lines = seg.count("\n") if check and (tokens or on) else 0
+            if lines and (_runs_on(tokens or (), lines) or _runs_on(on or (), lines)):
+                end = _cut(src, start, 2 * (end - start))
+                continue
+            break
+        if want:
+            yield (start, seg, tokens, on) if whole else (start, seg, None, None)
+        if end == n:
+            return
+        start = end
+
+
+def _html_tokens(seg: str, html: bool) -> list[Token] | None:
+    """The block tokens of ``seg`` as a viewer with raw HTML on reads it, where that
+    reading is made (``html``: a line of the text starts with a tag) and may differ
+    (``seg`` has a ``"<"``)."""
+    return _tokens(_html_parser(), seg, {}, False) if html and "<" in seg else None
+
+
+def _constructs(src: str, wanted: Sequence[int]) -> Iterator[tuple[int, int, _Found]]:
+    """The constructs of the segments of ``src`` where the markers arrive from
+    :func:`_back` (``wanted``, ascending), and of the first (see the module's
+    docstring): ``(start, end, constructs)``, in positions of ``src``, a segment at
+    a time. No construct crosses a cut: a marker's place is found in its segment's."""
+    md = _parser(False)
+    html = _HTML_START.search(src) is not None
+    references: dict[str, Any] = {}
+    later = []
+    for start, seg, tokens, on in _segments(src, wanted, html, references):
+        if tokens is None:
+            later.append((start, start + len(seg)))
+            continue
+        env = {"references": references}
+        part = _segment_constructs(md, seg, env, tokens, on, start + len(seg) == len(src))
+        yield start, start + len(seg), _Found.at(part, start)
+    for start, end in later:  # every definition is known now
+        seg = src[start:end]
+        env = {"references": references}
+        tokens, on = md.parse(seg, env), _html_tokens(seg, html)
+        part = _segment_constructs(md, seg, env, tokens, on, end == len(src))
+        yield start, end, _Found.at(part, start)
+
+
+def _segment_constructs(
+    md: MarkdownIt,
+    src: str,
+    env: dict[str, Any],
+    tokens: Sequence[Token],
+    html_tokens: Sequence[Token] | None,
+    ends_text: bool,
+) -> _Found:
+    """The constructs of one segment ``src``, from its ``tokens`` (parsed with ``env``)
+    and the block tokens of its raw-HTML-on reading, in positions of the segment
+    (``ends_text``: the segment ends the text)."""
     lines = _Lines(src)
     count = len(lines.starts)
+
+    def uncovered() -> list[bool]:
+        # the empty line after a segment's last newline is the next segment's first
+        # line, which a block covers: a cut is never before a definition
+        return [False] * (count - 1) + [not ends_text]
 
     def start_of(line: int) -> int:
         return lines.starts[line] if line < count else len(src)
@@ -262,7 +446,7 @@ def _constructs(src: str) -> _Found:
         and not src[:1].isspace()
         and not src.startswith("<")  # raw HTML: an HTML block where a viewer allows it
     )
-    covered = [False] * count
+    covered = uncovered()
     cells: dict[int, _Map] = {}
     table: list[tuple[int, int]] | None = None
     for i, tok in enumerate(tokens):
@@ -282,9 +466,9 @@ def _constructs(src: str) -> _Found:
         elif tok.type == "table_close":
             table = None
     _definitions(src, lines, covered, found)
-    if _HTML_START.search(src):  # HTML blocks, as a viewer with raw HTML on sees them
-        covered = [False] * count
-        for tok in _html_parser().parse(src, {}):
+    if html_tokens is not None:  # HTML blocks, as a viewer with raw HTML on sees them
+        covered = uncovered()
+        for tok in html_tokens:
             if tok.map is None:
                 continue
             first, last = tok.map
@@ -299,11 +483,6 @@ def _constructs(src: str) -> _Found:
                 if block not in found.blocks:
                     found.blocks.append(block)
         _definitions(src, lines, covered, found)  # those after an HTML block, too
-    found.blocks.sort()
-    found.inline.sort()
-    found.reaches.sort()
-    found.regions = sorted([(a, b) for a, b, _ in found.html] + [b[:2] for b in found.blocks])
-    found.reach = list(itertools.accumulate((b for _, b in found.regions), max))
     return found
 
 
