@@ -11,6 +11,7 @@ on generated responses).
 from __future__ import annotations
 
 import json
+from functools import cache
 from typing import Any
 
 import msgspec
@@ -18,7 +19,7 @@ import msgspec
 from grounding_protos._core.model import Grounded
 from grounding_protos._core.raw import InputShape
 from grounding_protos._exceptions import ArgumentTypeError, ArgumentValueError
-from grounding_protos._sources.registry import DECLARED, READERS, declared, reader_for
+from grounding_protos._sources.registry import DECLARED, READERS, Declared, declared, reader_for
 
 _KEYS = frozenset(key for r in READERS if r.shape in DECLARED for key in r.keys)
 """The top-level keys (both spellings) of the shapes with a declared shape: a dict with
@@ -50,9 +51,7 @@ def read_text(data: str | bytes, candidate: int) -> Grounded | None:
     declared candidates refuse); for Anthropic's, only ``content``, with Assistants'
     thread messages (whose text parts, objects, the declared blocks refuse; and
     ``object``, the message does not declare). Their tests check which readers these are."""
-    for name in _DECODED:
-        shape = declared(name)
-        assert shape is not None
+    for shape in _decoded():
         response = shape.decode(data)
         if response is not None:
             return shape.grounded(response, candidate)
@@ -62,6 +61,14 @@ def read_text(data: str | bytes, candidate: int) -> Grounded | None:
 _DECODED: tuple[InputShape, ...] = ("gemini_response", "anthropic_message")
 """The declared shapes ``read_text`` decodes JSON text into, in this order (their
 top-level keys are disjoint: an object with a key decodes into one of them at most)."""
+
+
+@cache
+def _decoded() -> tuple[Declared, ...]:
+    """The declared shapes of :data:`_DECODED`, looked up once."""
+    shapes = tuple(map(declared, _DECODED))
+    assert all(shapes)
+    return shapes  # type: ignore[return-value]
 
 
 def loads(data: str | bytes | bytearray | memoryview) -> object:

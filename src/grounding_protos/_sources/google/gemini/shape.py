@@ -187,10 +187,18 @@ def grounded(response: Response, candidate: int) -> Grounded | None:
             image_queries=_strings(meta.image_search_queries),
         )
         for i, chunk in enumerate(meta.grounding_chunks or ()):
-            source = _source(chunk, i)
-            if source is None:
-                return None
-            table.append(source)
+            if (
+                chunk.retrieved_context is not None
+                or chunk.maps is not None
+                or chunk.image is not None
+            ):
+                return None  # read by the tolerant reader (their sources carry more)
+            web = chunk.web
+            if web is None:
+                table.append(new_source(None, None, str(i), "other"))
+            else:
+                uri, title, domain = web.uri or None, web.title or None, web.domain or None
+                table.append(new_source(uri, title, str(i), "web", domain))
         prefix = f"candidates[{candidate}].grounding_metadata.grounding_supports["
         size = len(table)
         for i, support in enumerate(meta.grounding_supports or ()):
@@ -229,14 +237,5 @@ def grounded(response: Response, candidate: int) -> Grounded | None:
     )
 
 
-def _source(chunk: GroundingChunk, index: int) -> Source | None:
-    if chunk.retrieved_context is not None or chunk.maps is not None or chunk.image is not None:
-        return None  # read by the tolerant reader
-    web = chunk.web
-    if web is None:
-        return new_source(None, None, str(index), "other")
-    return new_source(web.uri or None, web.title or None, str(index), "web", web.domain or None)
-
-
 def _strings(values: list[str] | None) -> tuple[str, ...]:
-    return tuple(v for v in values if v) if values else ()
+    return tuple(filter(None, values)) if values else ()  # the empty ones left out
