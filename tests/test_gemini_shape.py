@@ -324,3 +324,38 @@ def test_json_nested_past_msgspecs_depth_is_a_typed_error_or_read(depth: int) ->
     except GroundingProtosError as exc:
         got = type(exc)
     assert got == expected or (expected is RecursionError and got is not None)
+
+
+def _supported(candidate: int, count: int) -> dict[str, Any]:
+    """A response whose candidate ``candidate`` has ``count`` supports."""
+    text = "Grüße aus Köln. 東京タワー 🗼. " * 4
+    data = text.encode()
+    starts = [i for i in range(len(data)) if data[i] & 0xC0 != 0x80]  # whole characters
+    supports: list[dict[str, Any]] = [
+        {"segment": {"startIndex": starts[i % len(starts)], "endIndex": len(data)},
+         "groundingChunkIndices": [0]}
+        for i in range(count)
+    ]  # fmt: skip
+    metadata = {"groundingChunks": [{"web": {"uri": "https://k.example"}}],
+                "groundingSupports": supports}  # fmt: skip
+    shaped = {"content": {"parts": [{"text": text}]}, "groundingMetadata": metadata}
+    return {"candidates": [{"content": {"parts": [{"text": "x"}]}}] * candidate + [shaped]}
+
+
+def test_support_paths_made_once_are_the_paths_of_the_supports() -> None:
+    """The paths of the supports, made once per candidate and shared by the responses
+    read after (as many as most responses have), are each support's own path, as the
+    tolerant reader gives it: for a short response after a long one, for another
+    candidate, one past those kept, more supports than are kept."""
+    for candidate, count in [(0, 50), (2, 40), (0, 3), (0, 1030), (5, 40), (2, 1024), (1, 9)]:
+        response = _supported(candidate, count)
+        encoded = json.dumps(response, ensure_ascii=False)
+        decoded = shape.decode(encoded)
+        assert decoded is not None and shape.grounded(decoded, candidate) is not None  # fast
+        grounded = read_json(encoded, candidate=candidate)
+        with tolerant_only():
+            assert grounded == read(response, candidate=candidate)
+        assert [c.path for c in grounded.citations] == [
+            f"candidates[{candidate}].grounding_metadata.grounding_supports[{i}]"
+            for i in range(count)
+        ]

@@ -770,6 +770,44 @@ def _restore(obj: object, state: list[object]) -> None:
         _set(obj, f.name, factory() if callable(factory) else f.default)
 
 
+class _GroundedSlots:
+    """The slot layout of :class:`Grounded`, filled by plain stores (as for citations,
+    :func:`new_citation`)."""
+
+    __slots__ = Grounded.__slots__
+
+
+def new_grounded(
+    text: str,
+    citations: list[Citation],
+    declared_sources: list[Source],
+    shape: str,
+    search: SearchInfo,
+    finish_reason: str | None,
+) -> Grounded:
+    """``Grounded(text, citations, declared_sources=..., shape=..., search=...,
+    finish_reason=...)`` (no problem, every other field empty), as a fast reader
+    returns it, in a third of the frozen dataclass's time.
+
+    >>> made = new_grounded("Köln", [], [], "gemini_response", SearchInfo(("Dom",)), "STOP")
+    >>> made == Grounded("Köln", [], shape="gemini_response", search=SearchInfo(("Dom",)),
+    ...                  finish_reason="STOP")
+    True
+    """
+    new: Any = _GroundedSlots()
+    new.text = text
+    new.citations = citations
+    new.problems = []
+    new.declared_sources = declared_sources
+    new.shape = shape
+    new.search = search
+    new.finish_reason = finish_reason
+    new.skipped_reasons = new.safety = ()
+    new.score = None
+    new.__class__ = Grounded
+    return new  # type: ignore[no-any-return]
+
+
 def cited_characters(citations: Iterable[Citation]) -> int:
     """How many characters at least one citation with sources covers (overlaps count once).
 

@@ -36,7 +36,15 @@ from typing import Any
 import msgspec
 
 from grounding_protos._core.fast import Codec
-from grounding_protos._core.model import Citation, Grounded, SharedText, Source, new_citation
+from grounding_protos._core.model import (
+    Citation,
+    Grounded,
+    SearchInfo,
+    SharedText,
+    Source,
+    new_citation,
+    new_grounded,
+)
 from grounding_protos._sources.anthropic.reader import source_of, source_values
 
 
@@ -165,10 +173,6 @@ def grounded(message: Message, candidate: int) -> Grounded | None:
         join(text)
         at, byte = end, last
     answer.text = whole = "".join(texts)
-    return Grounded(
-        whole,
-        citations_out,
-        declared_sources=list(shared),
-        shape="anthropic_message",
-        finish_reason=reason,
+    return new_grounded(
+        whole, citations_out, list(shared), "anthropic_message", SearchInfo(), reason
     )

@@ -25,7 +25,7 @@ from typing import Any
 import msgspec
 
 from grounding_protos._core.fast import Codec, Span, place_chars
-from grounding_protos._core.model import Grounded, SearchInfo, Source, new_source
+from grounding_protos._core.model import Grounded, SearchInfo, Source, new_grounded, new_source
 from grounding_protos._offsets import Unit
 
 UNIT: Unit = "char"
@@ -176,14 +176,8 @@ def grounded(response: Response, candidate: int) -> Grounded | None:
     citations = place_chars(text, spans, "citation")
     if citations is None:
         return None
-    return Grounded(
-        text,
-        citations,
-        declared_sources=table + whole,
-        shape="openai_response",
-        search=SearchInfo(queries=tuple(dict.fromkeys(queries))) if queries else SearchInfo(),
-        finish_reason=status,
-    )
+    search = SearchInfo(queries=tuple(dict.fromkeys(queries))) if queries else SearchInfo()
+    return new_grounded(text, citations, table + whole, "openai_response", search, status)
 
 
 _FILES = frozenset({"file_citation", "file_path", "container_file_citation"})

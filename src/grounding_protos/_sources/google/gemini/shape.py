@@ -22,7 +22,7 @@ from typing import Any
 import msgspec
 
 from grounding_protos._core.fast import Codec, Span, place
-from grounding_protos._core.model import Grounded, SearchInfo, Source, new_source
+from grounding_protos._core.model import Grounded, SearchInfo, Source, new_grounded, new_source
 from grounding_protos._offsets import Unit
 
 
@@ -199,9 +199,10 @@ def grounded(response: Response, candidate: int) -> Grounded | None:
             else:
                 uri, title, domain = web.uri or None, web.title or None, web.domain or None
                 table.append(new_source(uri, title, str(i), "web", domain))
-        prefix = f"candidates[{candidate}].grounding_metadata.grounding_supports["
+        supports = meta.grounding_supports or ()
+        paths = _paths(candidate, len(supports))
         size = len(table)
-        for i, support in enumerate(meta.grounding_supports or ()):
+        for i, support in enumerate(supports):
             segment = support.segment
             start = end = 0
             part = cited = None
@@ -223,18 +224,34 @@ def grounded(response: Response, candidate: int) -> Grounded | None:
                 source_scores = tuple(scores)
             else:
                 source_scores = ()
-            spans.append((start, end, cited, tuple(sources), source_scores, part, f"{prefix}{i}]"))
+            spans.append((start, end, cited, tuple(sources), source_scores, part, paths[i]))
     citations = place(text, spans, "support")
     if citations is None:
         return None
-    return Grounded(
-        text,
-        citations,
-        declared_sources=table,
-        shape="gemini_response",
-        search=search,
-        finish_reason=reason or None,
-    )
+    return new_grounded(text, citations, table, "gemini_response", search, reason or None)
+
+
+_PATHS: dict[int, list[str]] = {}
+_MOST_PATHS = 1024  # kept for the first candidates, up to this many supports: 0.3 MB
+
+
+def _paths(candidate: int, count: int) -> list[str]:
+    """The paths of the first ``count`` supports of candidate ``candidate``: made once
+    and shared by every response read (as many as most responses have), not formatted
+    again for each.
+
+    >>> _paths(1, 2)
+    ['candidates[1].grounding_metadata.grounding_supports[0]', \
+'candidates[1].grounding_metadata.grounding_supports[1]']
+    """
+    made = _PATHS.get(candidate)
+    if made is not None and count <= len(made):
+        return made
+    prefix = f"candidates[{candidate}].grounding_metadata.grounding_supports["
+    paths = [f"{prefix}{i}]" for i in range(count)]
+    if candidate < 4 and count <= _MOST_PATHS:
+        _PATHS[candidate] = paths
+    return paths
 
 
 def _strings(values: list[str] | None) -> tuple[str, ...]:
