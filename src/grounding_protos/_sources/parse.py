@@ -234,6 +234,13 @@ def _is_done(where: tuple[str, int, int]) -> bool:
     return end - start == len(DONE) and text.startswith(DONE, start)
 
 
+def _past_whitespace(text: str, at: int, end: int) -> int:
+    """The first position from ``at`` that is not JSON whitespace (``end`` if none)."""
+    while at < end and text[at] in _WHITESPACE:
+        at += 1
+    return at
+
+
 def _decode_in(number: int, text: str, start: int, end: int) -> object:
     """``decode_json(number, text[start:end])``, without copying the slice when it holds
     one JSON value: the value is parsed where it is (a recorded event can be tens of
@@ -244,11 +251,8 @@ def _decode_in(number: int, text: str, start: int, end: int) -> object:
     {'a': [1, 2]}
     """
     if start or end != len(text):
-        at = start
-        while at < end and text[at] in _WHITESPACE:
-            at += 1
         try:
-            value, stop = _DECODER.raw_decode(text, at)
+            value, stop = _DECODER.raw_decode(text, _past_whitespace(text, start, end))
         except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
             pass
         else:
@@ -343,8 +347,7 @@ class _Text:
         whitespace (the end of the text only when it is done)."""
         while True:
             text = self.text
-            while position < len(text) and text[position] in _WHITESPACE:
-                position += 1
+            position = _past_whitespace(text, position, len(text))
             if position < len(text) or self.done:
                 return position
             position = self.more(position)
