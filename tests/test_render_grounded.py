@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 
 from grounding_protos import ArgumentTypeError, ArgumentValueError
+from grounding_protos._render.grounded import render_grounded_pieces
+from grounding_protos._render.markers import render_pieces
 from grounding_protos.batch import process_line
 from grounding_protos.citations import Grounded, read, read_stream, render, source_list
 from grounding_protos.cli import main
@@ -222,3 +224,28 @@ def test_stdin_is_read_the_same(
     code, out, err = cli_output(["--style", "plain", "-"], capsysbinary)
     assert code == 0, err
     assert out == render(read(obj), "plain")
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        (lambda g: render_grounded_pieces(g, "bold"), ArgumentValueError),  # type: ignore[arg-type]
+        (lambda g: render_grounded_pieces(g, "plain", footnotes=True), ArgumentValueError),
+        (lambda g: render_grounded_pieces(g.text, "plain"), ArgumentTypeError),
+        (lambda g: render_pieces(g.text, g.citations, lambda pairs: 1), ArgumentTypeError),  # type: ignore[arg-type,return-value]
+        (
+            lambda g: render_pieces(
+                g.text, g.citations, "html", highlight=False, raw_text=True, footnotes=True
+            ),
+            ArgumentValueError,
+        ),
+    ],
+)
+def test_pieces_are_checked_before_the_first_is_given(call: Any, error: type[Exception]) -> None:
+    """The CLI writes ``render``'s output piece by piece: every check (of the arguments,
+    of a custom marker's value) fails when the pieces are asked for, before any is
+    given, so that nothing is written of an output that would fail."""
+    example = Path(__file__).resolve().parents[1] / "examples" / "gemini_response.json"
+    grounded = read(json.loads(example.read_text("utf-8")))
+    with pytest.raises(error):
+        call(grounded)  # raises here, not while iterating
